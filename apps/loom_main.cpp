@@ -1,0 +1,45 @@
+// The `loom` command line: parses arguments, dispatches to a subcommand, and maps errors
+// to exit codes (0 ok, 2 bad input, 1 internal error, 130 interrupted).
+#include <csignal>
+#include <cstdio>
+#include <exception>
+
+#include <CLI/CLI.hpp>
+
+#include "apps/run_command.h"
+#include "sim/error.h"
+
+namespace {
+void on_interrupt(int) {
+  // Reports are written atomically at the end, so stopping now leaves nothing partial.
+  std::_Exit(130);
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  CLI::App app{"loom: cycle-level accelerator simulator and design-space explorer"};
+  app.set_version_flag("--version", std::string("loom ") + LOOM_VERSION);
+  app.require_subcommand(1);
+  loom::RunArgs run_args;
+  loom::add_run_command(app, run_args);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  try {
+    if (app.got_subcommand("run")) return loom::run_command(run_args);
+  } catch (const loom::InputError& e) {
+    std::fprintf(stderr, "loom: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "loom: internal error: %s (please report this bug)\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,144 @@
+#include "apps/report_writer.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sim/error.h"
+
+namespace loom {
+
+namespace {
+
+Json sram_json(int64_t reads, int64_t writes) { return {{"reads", reads}, {"writes", writes}}; }
+
+std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+}  // namespace
+
+Json layer_to_json(const LayerResult& l, const NetworkResult& run) {
+  const EnergyBreakdown& e = l.energy;
+  return {
+      {"name", l.name},
+      {"kind", l.kind},
+      {"gemm", {{"m", l.gemm.m}, {"n", l.gemm.n}, {"k", l.gemm.k}, {"groups", l.gemm.groups}}},
+      {"macs", l.macs},
+      {"folds", l.folds},
+      {"cycles", {{"total", l.cycles_total}, {"compute", l.cycles_compute}, {"stall", l.cycles_stall}}},
+      {"time_s", static_cast<double>(l.cycles_total) / run.clock_hz},
+      {"utilization", l.utilization(run.array_pes)},
+      {"mapping_efficiency", l.mapping_efficiency(run.array_pes)},
+      {"sram",
+       {{"ifmap", sram_json(l.sram.ifmap_reads, l.ifmap_fill_writes)},
+        {"filter", sram_json(l.sram.filter_reads, l.filter_fill_writes)},
+        {"ofmap", sram_json(l.sram.ofmap_reads + l.ofmap_drain_reads, l.sram.ofmap_writes + l.ofmap_fill_writes)},
+        {"array_side",
+         {{"ifmap_reads", l.sram.ifmap_reads},
+          {"filter_reads", l.sram.filter_reads},
+          {"ofmap_reads", l.sram.ofmap_reads},
+          {"ofmap_writes", l.sram.ofmap_writes}}}}},
+      {"dram",
+       {{"read_bytes", l.dram_read_bytes},
+        {"write_bytes", l.dram_write_bytes},
+        {"avg_bytes_per_cycle", l.dram_avg_bytes_per_cycle()},
+        {"peak_bytes_per_cycle", l.dram_peak_bytes_per_cycle},
+        {"avg_gb_s", l.dram_avg_bytes_per_cycle() * run.clock_hz / 1e9}}},
+      {"energy_pj",
+       {{"mac", e.mac_pj},
+        {"sram_ifmap", e.sram_ifmap_pj},
+        {"sram_filter", e.sram_filter_pj},
+        {"sram_ofmap", e.sram_ofmap_pj},
+        {"dram", e.dram_pj},
+        {"total", e.total_pj()}}},
+  };
+}
+
+Json report_to_json(const NetworkResult& run, const RunContext& ctx) {
+  Json layers = Json::array();
+  for (const LayerResult& l : run.layers) layers.push_back(layer_to_json(l, run));
+  return {
+      {"schema_version", kReportSchemaVersion},
+      {"tool", {{"name", "loom"}, {"version", LOOM_VERSION}}},
+      {"command", "run"},
+      {"fidelity", "cycle"},
+      {"conventions", ctx.scalesim_compat ? "scalesim-compat" : "loom"},
+      {"arch",
+       {{"name", ctx.config->name},
+        {"file", ctx.config->source_file},
+        {"rows", ctx.config->rows},
+        {"cols", ctx.config->cols},
+        {"dataflow", name_of(ctx.config->dataflow)},
+        {"clock_hz", ctx.config->clock_hz},
+        {"energy_table", ctx.config->energy_table}}},
+      {"workload",
+       {{"name", ctx.network->name},
+        {"file", ctx.network->source_file},
+        {"batch", ctx.network->batch},
+        {"layers", ctx.network->layers.size()}}},
+      {"layers", layers},
+      {"totals", layer_to_json(run.totals(), run)},
+  };
+}
+
+std::string layers_to_csv(const NetworkResult& run) {
+  std::ostringstream out;
+  out << "name,kind,m,n,k,groups,macs,folds,cycles_total,cycles_compute,cycles_stall,utilization,"
+         "mapping_efficiency,sram_ifmap_reads,sram_ifmap_writes,sram_filter_reads,sram_filter_writes,"
+         "sram_ofmap_reads,sram_ofmap_writes,dram_read_bytes,dram_write_bytes,dram_avg_bytes_per_cycle,"
+         "dram_peak_bytes_per_cycle,energy_mac_pj,energy_sram_ifmap_pj,energy_sram_filter_pj,"
+         "energy_sram_ofmap_pj,energy_dram_pj,energy_total_pj\n";
+  auto row = [&](const LayerResult& l) {
+    const EnergyBreakdown& e = l.energy;
+    out << '"' << l.name << "\"," << l.kind << ',' << l.gemm.m << ',' << l.gemm.n << ',' << l.gemm.k << ','
+        << l.gemm.groups << ',' << l.macs << ',' << l.folds << ',' << l.cycles_total << ',' << l.cycles_compute
+        << ',' << l.cycles_stall << ',' << fmt(l.utilization(run.array_pes)) << ','
+        << fmt(l.mapping_efficiency(run.array_pes)) << ',' << l.sram.ifmap_reads << ',' << l.ifmap_fill_writes
+        << ',' << l.sram.filter_reads << ',' << l.filter_fill_writes << ','
+        << l.sram.ofmap_reads + l.ofmap_drain_reads << ',' << l.sram.ofmap_writes + l.ofmap_fill_writes << ','
+        << l.dram_read_bytes << ',' << l.dram_write_bytes << ',' << fmt(l.dram_avg_bytes_per_cycle()) << ','
+        << fmt(l.dram_peak_bytes_per_cycle) << ',' << fmt(e.mac_pj) << ',' << fmt(e.sram_ifmap_pj) << ','
+        << fmt(e.sram_filter_pj) << ',' << fmt(e.sram_ofmap_pj) << ',' << fmt(e.dram_pj) << ','
+        << fmt(e.total_pj()) << '\n';
+  };
+  for (const LayerResult& l : run.layers) row(l);
+  row(run.totals());
+  return out.str();
+}
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw InputError(path, "--out", "cannot write this file (is the directory writable?)");
+    f << content;
+    f.flush();
+    if (!f) throw InputError(path, "--out", "writing failed (disk full?)");
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw InputError(path, "--out", "cannot move the finished file into place: " + ec.message());
+}
+
+void write_run_reports(const std::string& out_dir, const NetworkResult& run, const RunContext& ctx) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec || !fs::is_directory(out_dir)) {
+    throw InputError(out_dir, "--out", "cannot create the output directory" + (ec ? ": " + ec.message() : ""));
+  }
+  // Render everything first, then write: a failure while rendering leaves no file behind.
+  const std::string report = report_to_json(run, ctx).dump(2) + "\n";
+  const std::string csv = layers_to_csv(run);
+  const std::string resolved = ctx.config->to_json().dump(2) + "\n";
+  const fs::path dir(out_dir);
+  write_file_atomically((dir / "resolved_config.json").string(), resolved);
+  write_file_atomically((dir / "layers.csv").string(), csv);
+  write_file_atomically((dir / "report.json").string(), report);  // last: its presence means complete
+}
+
+}  // namespace loom

@@ -1,0 +1,35 @@
+// Writes a run's results: report.json (schema: docs/report-schema.md, versioned),
+// layers.csv (one row per layer plus a total row) and resolved_config.json. Files are
+// written under temporary names and renamed only when all are complete, so an
+// interrupted or failed run never leaves a partial report that looks finished.
+#pragma once
+
+#include <string>
+
+#include "arch/systolic/systolic_config.h"
+#include "arch/systolic/systolic_result.h"
+#include "sim/json_reader.h"
+#include "workloads/network.h"
+
+namespace loom {
+
+inline constexpr int kReportSchemaVersion = 1;
+
+struct RunContext {
+  const SystolicConfig* config = nullptr;
+  const Network* network = nullptr;
+  bool scalesim_compat = false;
+};
+
+Json layer_to_json(const LayerResult& layer, const NetworkResult& run);
+Json report_to_json(const NetworkResult& run, const RunContext& context);
+std::string layers_to_csv(const NetworkResult& run);
+
+// Writes the three files into `out_dir` (created if needed). Throws InputError when the
+// directory cannot be created or written.
+void write_run_reports(const std::string& out_dir, const NetworkResult& run, const RunContext& context);
+
+// Writes `content` to `path` atomically (temporary file + rename).
+void write_file_atomically(const std::string& path, const std::string& content);
+
+}  // namespace loom

@@ -1,0 +1,76 @@
+#include "apps/run_command.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "apps/layer_table.h"
+#include "apps/report_writer.h"
+#include "arch/systolic/systolic_simulator.h"
+#include "sim/embedded_files.h"
+
+namespace loom {
+
+void add_run_command(CLI::App& app, RunArgs& args) {
+  CLI::App* run = app.add_subcommand("run", "Simulate a network on an architecture (cycle level) and write reports");
+  run->add_option("--arch", args.arch,
+                  "Architecture: loom .json or SCALE-Sim .cfg (default: embedded 128x128 WS TPU-like array)");
+  run->add_option("--workload", args.workload,
+                  "Network: loom .json or SCALE-Sim topology .csv (default: embedded ResNet-50)");
+  run->add_option("--out", args.out, "Directory for report.json, layers.csv, resolved_config.json")
+      ->capture_default_str();
+  run->add_flag("--scalesim-compat", args.scalesim_compat,
+                "Use SCALE-Sim's fold timing conventions (docs/systolic-conventions.md)");
+  run->add_flag("-q,--quiet", args.quiet, "Print only the totals line");
+}
+
+namespace {
+
+SystolicConfig load_arch(const std::string& path) {
+  if (!path.empty()) return load_systolic_config(path);
+  SystolicConfig c = parse_systolic_json(Json::parse(embedded_file("default_arch")), "<embedded>:default_arch", "");
+  c.energy_table = "<embedded>:default_energy";
+  return c;
+}
+
+Network load_network(const std::string& path) {
+  if (!path.empty()) return load_workload(path);
+  return parse_network_json(Json::parse(embedded_file("default_workload")), "<embedded>:resnet50");
+}
+
+}  // namespace
+
+int run_command(const RunArgs& args) {
+  const SystolicConfig config = load_arch(args.arch);
+  const Network network = load_network(args.workload);
+  const EnergyTable energy = EnergyTable::load(config.energy_table);
+
+  SimulationOptions options;
+  options.scalesim_compat = args.scalesim_compat;
+  const bool show_progress = !args.quiet && isatty(STDERR_FILENO);
+  if (show_progress) {
+    options.progress = [](size_t done, size_t total) {
+      std::fprintf(stderr, "\rsimulating layer %zu/%zu", done, total);
+      if (done == total) std::fprintf(stderr, "\r%*s\r", 40, "");
+    };
+  }
+  const NetworkResult result = simulate_network(config, network, energy, options);
+  write_run_reports(args.out, result, RunContext{&config, &network, args.scalesim_compat});
+
+  if (args.quiet) {
+    const std::string table = format_layer_table(result);
+    const size_t last = table.rfind('\n', table.size() - 2);
+    std::cout << table.substr(last + 1);
+  } else {
+    std::cout << network.name << " on " << config.name << " (" << config.rows << "x" << config.cols << " "
+              << name_of(config.dataflow) << (args.scalesim_compat ? ", SCALE-Sim conventions" : "") << ")\n"
+              << format_layer_table(result) << "reports: " << args.out << "/report.json, " << args.out
+              << "/layers.csv, " << args.out << "/resolved_config.json\n";
+  }
+  return 0;
+}
+
+}  // namespace loom

@@ -1,0 +1,179 @@
+#include "arch/systolic/systolic_config.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sim/error.h"
+
+namespace loom {
+
+const char* name_of(Dataflow d) {
+  switch (d) {
+    case Dataflow::ws: return "ws";
+    case Dataflow::is: return "is";
+    case Dataflow::os: return "os";
+  }
+  return "?";
+}
+
+namespace {
+
+Dataflow parse_dataflow(const std::string& s) {
+  return s == "ws" ? Dataflow::ws : s == "is" ? Dataflow::is : Dataflow::os;
+}
+
+// Energy tables are named relative to the architecture file; failing that, relative to
+// loom's own configs/ folder, so the shipped configs work from any directory.
+std::string resolve_energy_table(const std::string& name, const std::string& base_dir) {
+  namespace fs = std::filesystem;
+  if (name.rfind("<embedded>", 0) == 0) return name;
+  const fs::path p(name);
+  if (p.is_absolute()) return name;
+  if (!base_dir.empty() && fs::exists(fs::path(base_dir) / p)) return (fs::path(base_dir) / p).string();
+  const fs::path shipped = fs::path(LOOM_SOURCE_DIR) / "configs" / p;
+  if (fs::exists(shipped)) return shipped.string();
+  return (fs::path(base_dir) / p).string();  // the loader reports it missing, with this path
+}
+
+}  // namespace
+
+SystolicConfig parse_systolic_json(const Json& json, const std::string& file, const std::string& base_dir) {
+  JsonReader r(json, file, "");
+  SystolicConfig c;
+  c.source_file = file;
+  r.string("schema", "loom-arch/1");
+  c.name = r.string("name");
+  c.description = r.string("description", "");
+  r.choice("kind", {"systolic"}, "systolic");
+  r.string("source", "");
+  c.clock_hz = r.positive_number("clock_hz");
+
+  JsonReader array = r.object("array");
+  c.rows = array.positive_integer("rows");
+  c.cols = array.positive_integer("cols");
+  c.dataflow = parse_dataflow(array.choice("dataflow", {"ws", "is", "os"}));
+  array.finish();
+
+  const std::string dtype = r.choice("data_type", {"fp32", "fp16", "bf16", "int8", "int4", "int1"}, "int8");
+  c.data_type = *parse_data_type(dtype);
+  const int64_t default_bits = bits_of(c.data_type);
+  const int64_t default_acc_bits = 32;  // partial sums accumulate in 32 bits for every type
+  if (const Json* wb = r.optional_value("word_bits")) {
+    JsonReader w(*wb, file, "word_bits");
+    c.ifmap_bits = static_cast<int>(w.positive_integer("ifmap", default_bits));
+    c.filter_bits = static_cast<int>(w.positive_integer("filter", default_bits));
+    c.ofmap_bits = static_cast<int>(w.positive_integer("ofmap", default_acc_bits));
+    w.finish();
+  } else {
+    c.ifmap_bits = c.filter_bits = static_cast<int>(default_bits);
+    c.ofmap_bits = static_cast<int>(default_acc_bits);
+  }
+
+  JsonReader sram = r.object("sram");
+  auto kib = [&](const char* key) {
+    const double v = sram.positive_number(key);
+    const double bytes = v * 1024.0;
+    if (bytes != static_cast<double>(static_cast<int64_t>(bytes))) {
+      sram.fail(key, "expected a size in KiB that is a whole number of bytes");
+    }
+    return static_cast<int64_t>(bytes);
+  };
+  c.sram.ifmap_bytes = kib("ifmap_kib");
+  c.sram.filter_bytes = kib("filter_kib");
+  c.sram.ofmap_bytes = kib("ofmap_kib");
+  c.sram.double_buffered = sram.boolean("double_buffered", true);
+  if (const Json* bw = sram.optional_value("words_per_cycle")) {
+    JsonReader w(*bw, file, "sram.words_per_cycle");
+    c.sram.ifmap_words_per_cycle = w.positive_integer("ifmap", 0);
+    c.sram.filter_words_per_cycle = w.positive_integer("filter", 0);
+    c.sram.ofmap_words_per_cycle = w.positive_integer("ofmap", 0);
+    w.finish();
+  }
+  sram.finish();
+
+  JsonReader dram = r.object("dram");
+  const bool has_bytes = dram.has("bandwidth_bytes_per_cycle");
+  const bool has_gbs = dram.has("bandwidth_gb_s");
+  if (has_bytes == has_gbs) {
+    dram.fail("bandwidth_bytes_per_cycle",
+              "give exactly one of bandwidth_bytes_per_cycle (a number or \"unlimited\") or bandwidth_gb_s");
+  }
+  if (has_bytes && dram.value("bandwidth_bytes_per_cycle").is_string()) {
+    if (dram.string("bandwidth_bytes_per_cycle") != "unlimited") {
+      dram.fail("bandwidth_bytes_per_cycle", "expected a positive number or \"unlimited\"");
+    }
+    c.dram.unlimited = true;
+  } else if (has_bytes) {
+    c.dram.bytes_per_cycle = dram.positive_number("bandwidth_bytes_per_cycle");
+  } else {
+    // GB/s (10^9 bytes per second) divided by the clock gives bytes per cycle.
+    c.dram.bytes_per_cycle = dram.positive_number("bandwidth_gb_s") * 1e9 / c.clock_hz;
+  }
+  c.dram.latency_cycles = dram.non_negative_integer("latency_cycles", 0);
+  if (c.dram.unlimited && c.dram.latency_cycles != 0) {
+    dram.fail("latency_cycles", "an \"unlimited\" DRAM is ideal memory: latency_cycles must be 0 (or omitted)");
+  }
+  c.dram.technology = dram.choice("technology", {"DDR3", "LPDDR4", "GDDR5", "HBM2", "HMC"}, "DDR3");
+  dram.finish();
+
+  c.energy_table = resolve_energy_table(r.string("energy_table", "<embedded>:default_energy"), base_dir);
+  r.finish();
+
+  // Cross-field rules: one fold's stationary/edge data must fit the working half.
+  if (c.sram.working_bytes(c.sram.filter_bytes) < bytes_for(1, c.filter_bits) ||
+      c.sram.working_bytes(c.sram.ifmap_bytes) < bytes_for(1, c.ifmap_bits) ||
+      c.sram.working_bytes(c.sram.ofmap_bytes) < bytes_for(1, c.ofmap_bits)) {
+    throw InputError(file, "sram", "each buffer must hold at least one word in each half");
+  }
+  return c;
+}
+
+SystolicConfig load_systolic_config(const std::string& path) {
+  namespace fs = std::filesystem;
+  const std::string ext = fs::path(path).extension().string();
+  if (ext == ".json") {
+    return parse_systolic_json(load_json_file(path), path, fs::path(path).parent_path().string());
+  }
+  if (ext == ".cfg") {
+    std::ifstream in(path);
+    if (!in) throw InputError(path, "", "cannot open file (does it exist and is it readable?)");
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    return parse_scalesim_cfg(buffer.str(), path);
+  }
+  throw InputError(path, "--arch", "expected a loom .json architecture or a SCALE-Sim .cfg file");
+}
+
+Json SystolicConfig::to_json() const {
+  Json sram_json = {{"ifmap_kib", sram.ifmap_bytes / 1024.0},
+                    {"filter_kib", sram.filter_bytes / 1024.0},
+                    {"ofmap_kib", sram.ofmap_bytes / 1024.0},
+                    {"double_buffered", sram.double_buffered}};
+  if (sram.ifmap_words_per_cycle || sram.filter_words_per_cycle || sram.ofmap_words_per_cycle) {
+    Json w = Json::object();
+    if (sram.ifmap_words_per_cycle) w["ifmap"] = sram.ifmap_words_per_cycle;
+    if (sram.filter_words_per_cycle) w["filter"] = sram.filter_words_per_cycle;
+    if (sram.ofmap_words_per_cycle) w["ofmap"] = sram.ofmap_words_per_cycle;
+    sram_json["words_per_cycle"] = w;
+  }
+  Json dram_json = {{"latency_cycles", dram.latency_cycles}, {"technology", dram.technology}};
+  if (dram.unlimited) {
+    dram_json["bandwidth_bytes_per_cycle"] = "unlimited";
+  } else {
+    dram_json["bandwidth_bytes_per_cycle"] = dram.bytes_per_cycle;
+  }
+  return {{"schema", "loom-arch/1"},
+          {"name", name},
+          {"description", description},
+          {"kind", "systolic"},
+          {"clock_hz", clock_hz},
+          {"array", {{"rows", rows}, {"cols", cols}, {"dataflow", name_of(dataflow)}}},
+          {"data_type", name_of(data_type)},
+          {"word_bits", {{"ifmap", ifmap_bits}, {"filter", filter_bits}, {"ofmap", ofmap_bits}}},
+          {"sram", sram_json},
+          {"dram", dram_json},
+          {"energy_table", energy_table}};
+}
+
+}  // namespace loom

@@ -1,0 +1,66 @@
+// The fast cycle model of a systolic accelerator as SystemC modules: one array engine
+// (one SC_METHOD that wakes only at fold boundaries) and its DRAM channel. A fold's
+// internal timing is the closed form of fold_cost() (proven equal to the PE-level model);
+// what happens between folds — prefetch into the free half of each double-buffered SRAM,
+// streaming of data that does not fit, write-back of outputs, SRAM port limits — is
+// played out in simulated time, so stalls come from real contention.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include <systemc>
+
+#include "arch/memory/dram_channel.h"
+
+namespace loom {
+
+struct FoldJob {
+  int64_t compute_cycles = 0;  // ideal cycles (fold_cost)
+  int64_t busy_cycles = 0;     // >= compute_cycles when SRAM ports are narrower than needed
+  int64_t prefetch_bytes = 0;  // DRAM reads that fit the free half: fetched before the fold
+  int64_t stream_bytes = 0;    // DRAM reads that do not fit: fetched while the fold runs
+  int64_t write_bytes = 0;     // DRAM writes after the fold (outputs, spilled partial sums)
+};
+
+struct LayerTiming {
+  int64_t cycles = 0;
+  int64_t dram_read_bytes = 0, dram_write_bytes = 0;
+  double dram_peak_bytes_per_cycle = 0;
+};
+
+class SystolicEngine : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(SystolicEngine);
+  explicit SystolicEngine(sc_core::sc_module_name name);
+
+  DramChannel& dram() { return dram_; }
+
+  // Runs the layers back to back in simulated time; `on_layer_done(i)` is called as each
+  // layer finishes (progress reporting).
+  std::vector<LayerTiming> run(const std::vector<std::vector<FoldJob>>& layers,
+                               const std::function<void(size_t)>& on_layer_done);
+
+ private:
+  enum class Phase { idle, layer_begin, wait_start, running };
+  void step();  // the engine's only process
+  void begin_layer(int64_t now);
+  bool finish_layer(int64_t now);  // false while write-backs are still in flight
+
+  DramChannel dram_;
+  sc_core::sc_event kick_;
+  Phase phase_ = Phase::idle;
+  const std::vector<std::vector<FoldJob>>* layers_ = nullptr;
+  std::function<void(size_t)> on_layer_done_;
+  size_t layer_ = 0, fold_ = 0;
+  int64_t layer_start_ = 0, last_write_done_ = 0;
+  std::vector<int64_t> data_ready_;  // per fold: its prefetch has arrived
+  std::vector<int64_t> write_done_;  // per fold: its write-back has completed
+  std::vector<LayerTiming> timings_;
+};
+
+// The process-wide engine (built on first use; see sim/systemc_context.h).
+SystolicEngine& systolic_engine();
+
+}  // namespace loom

@@ -1,0 +1,111 @@
+#include "arch/systolic/systolic_simulator.h"
+
+#include <algorithm>
+
+#include "arch/systolic/dram_traffic.h"
+#include "arch/systolic/systolic_energy.h"
+#include "arch/systolic/systolic_engine.h"
+
+namespace loom {
+
+ArrayGeometry geometry_of(const SystolicConfig& c, bool scalesim_compat) {
+  return {c.rows, c.cols, c.dataflow, scalesim_compat};
+}
+
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t words_in(int64_t bytes, int bits) { return ceil_div(bytes * 8, bits); }
+
+// Cycles a buffer port needs for `accesses` words; 0 when the port is as wide as needed.
+int64_t port_cycles(int64_t accesses, int64_t words_per_cycle) {
+  return words_per_cycle > 0 ? ceil_div(accesses, words_per_cycle) : 0;
+}
+
+struct PlannedLayer {
+  LayerResult result;
+  std::vector<FoldJob> jobs;
+};
+
+PlannedLayer plan_layer(const Layer& layer, const SystolicConfig& c, const ArrayGeometry& geometry) {
+  PlannedLayer p;
+  LayerResult& r = p.result;
+  r.name = layer.name;
+  r.kind = layer.kind_name();
+  r.gemm = layer.gemm_view();
+  const std::vector<Fold> folds = plan_folds(r.gemm, geometry);
+  const LayerTraffic traffic = plan_dram_traffic(layer, folds, c);
+  const int64_t ifmap_half = c.sram.working_bytes(c.sram.ifmap_bytes);
+  const int64_t filter_half = c.sram.working_bytes(c.sram.filter_bytes);
+  const int64_t ofmap_half = c.sram.working_bytes(c.sram.ofmap_bytes);
+  p.jobs.reserve(folds.size());
+  for (size_t i = 0; i < folds.size(); ++i) {
+    const FoldCost cost = fold_cost(folds[i], geometry);
+    const FoldTraffic& t = traffic.folds[i];
+    r.macs += cost.macs;
+    r.cycles_compute += cost.cycles;
+    r.steady_state_cycles += folds[i].temporal;
+    r.sram += cost.sram;
+
+    FoldJob job;
+    job.compute_cycles = cost.cycles;
+    job.busy_cycles = std::max({cost.cycles, port_cycles(cost.sram.ifmap_reads, c.sram.ifmap_words_per_cycle),
+                                port_cycles(cost.sram.filter_reads, c.sram.filter_words_per_cycle),
+                                port_cycles(cost.sram.ofmap_reads + cost.sram.ofmap_writes,
+                                            c.sram.ofmap_words_per_cycle)});
+    // What fits the free half is prefetched; the rest streams in while the fold runs.
+    const int64_t ifmap_pre = std::min(t.ifmap_read_bytes, ifmap_half);
+    const int64_t filter_pre = std::min(t.filter_read_bytes, filter_half);
+    const int64_t psum_pre = std::min(t.psum_read_bytes, ofmap_half);
+    job.prefetch_bytes = ifmap_pre + filter_pre + psum_pre;
+    job.stream_bytes = t.ifmap_read_bytes + t.filter_read_bytes + t.psum_read_bytes - job.prefetch_bytes;
+    job.write_bytes = t.ofmap_write_bytes;
+    p.jobs.push_back(job);
+
+    r.ifmap_fill_writes += words_in(t.ifmap_read_bytes, c.ifmap_bits);
+    r.filter_fill_writes += words_in(t.filter_read_bytes, c.filter_bits);
+    r.ofmap_fill_writes += words_in(t.psum_read_bytes, c.ofmap_bits);
+    r.ofmap_drain_reads += words_in(t.ofmap_write_bytes, c.ofmap_bits);
+  }
+  r.folds = static_cast<int64_t>(folds.size());
+  return p;
+}
+
+}  // namespace
+
+NetworkResult simulate_network(const SystolicConfig& c, const Network& network, const EnergyTable& energy,
+                               const SimulationOptions& options) {
+  const ArrayGeometry geometry = geometry_of(c, options.scalesim_compat);
+  // Plan every layer first: an impossible layer is reported before any simulation runs.
+  std::vector<PlannedLayer> planned;
+  planned.reserve(network.layers.size());
+  for (const Layer& layer : network.layers) planned.push_back(plan_layer(layer, c, geometry));
+
+  SystolicEngine& engine = systolic_engine();
+  engine.dram().configure(c.dram.unlimited, c.dram.bytes_per_cycle, c.dram.latency_cycles);
+  std::vector<std::vector<FoldJob>> jobs;
+  jobs.reserve(planned.size());
+  for (PlannedLayer& p : planned) jobs.push_back(std::move(p.jobs));
+  const std::vector<LayerTiming> timings = engine.run(jobs, [&](size_t i) {
+    if (options.progress) options.progress(i + 1, jobs.size());
+  });
+
+  NetworkResult out;
+  out.arch_name = c.name;
+  out.workload_name = network.name;
+  out.array_pes = c.rows * c.cols;
+  out.clock_hz = c.clock_hz;
+  for (size_t i = 0; i < planned.size(); ++i) {
+    LayerResult r = std::move(planned[i].result);
+    r.cycles_total = timings[i].cycles;
+    r.cycles_stall = r.cycles_total - r.cycles_compute;
+    r.dram_read_bytes = timings[i].dram_read_bytes;
+    r.dram_write_bytes = timings[i].dram_write_bytes;
+    r.dram_peak_bytes_per_cycle = timings[i].dram_peak_bytes_per_cycle;
+    r.energy = price_layer(r, c, energy);
+    out.layers.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace loom

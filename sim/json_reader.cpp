@@ -1,0 +1,210 @@
+#include "sim/json_reader.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "sim/error.h"
+
+namespace loom {
+
+Json load_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, "", "cannot open file (does it exist and is it readable?)");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    // nlohmann reports a byte offset; turn it into line:column for humans.
+    size_t line = 1, col = 1;
+    const size_t stop = std::min<size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
+    for (size_t i = 0; i < stop; ++i) {
+      if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
+    }
+    throw InputError(path, "line " + std::to_string(line) + " column " + std::to_string(col),
+                     "malformed JSON (" + std::string(e.what()).substr(std::string(e.what()).find(':') + 2) + ")");
+  }
+}
+
+JsonReader::JsonReader(const Json& object, std::string file, std::string path)
+    : object_(&object), file_(std::move(file)), path_(std::move(path)) {
+  if (!object.is_object()) {
+    throw InputError(file_, path_.empty() ? "(top level)" : path_, "expected a JSON object");
+  }
+}
+
+std::string JsonReader::field(const std::string& key) const {
+  return path_.empty() ? key : path_ + "." + key;
+}
+
+bool JsonReader::has(const std::string& key) const {
+  asked_.insert(key);
+  return object_->contains(key);
+}
+
+void JsonReader::fail(const std::string& key, const std::string& expected) const {
+  throw InputError(file_, field(key), expected);
+}
+
+const Json& JsonReader::require(const std::string& key) {
+  asked_.insert(key);
+  auto it = object_->find(key);
+  if (it == object_->end()) fail(key, "missing required field");
+  consumed_.insert(key);
+  return *it;
+}
+
+const Json& JsonReader::value(const std::string& key) { return require(key); }
+
+const Json* JsonReader::optional_value(const std::string& key) {
+  asked_.insert(key);
+  auto it = object_->find(key);
+  if (it == object_->end()) return nullptr;
+  consumed_.insert(key);
+  return &*it;
+}
+
+int64_t JsonReader::as_integer(const Json& v, const std::string& key) const {
+  if (v.is_number_integer()) return v.get<int64_t>();
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15) return static_cast<int64_t>(d);
+  }
+  fail(key, "expected a whole number, got " + v.dump());
+}
+
+int64_t JsonReader::integer(const std::string& key) { return as_integer(require(key), key); }
+
+int64_t JsonReader::integer(const std::string& key, int64_t fallback) {
+  const Json* v = optional_value(key);
+  return v ? as_integer(*v, key) : fallback;
+}
+
+int64_t JsonReader::positive_integer(const std::string& key) {
+  const int64_t v = integer(key);
+  if (v <= 0) fail(key, "expected a positive whole number, got " + std::to_string(v));
+  return v;
+}
+
+int64_t JsonReader::positive_integer(const std::string& key, int64_t fallback) {
+  if (!has(key)) return fallback;
+  return positive_integer(key);
+}
+
+int64_t JsonReader::non_negative_integer(const std::string& key, int64_t fallback) {
+  const int64_t v = integer(key, fallback);
+  if (v < 0) fail(key, "expected a whole number >= 0, got " + std::to_string(v));
+  return v;
+}
+
+double JsonReader::number(const std::string& key) {
+  const Json& v = require(key);
+  if (!v.is_number()) fail(key, "expected a number, got " + v.dump());
+  const double d = v.get<double>();
+  if (!std::isfinite(d)) fail(key, "expected a finite number");
+  return d;
+}
+
+double JsonReader::number(const std::string& key, double fallback) {
+  return has(key) ? number(key) : fallback;
+}
+
+double JsonReader::positive_number(const std::string& key) {
+  const double d = number(key);
+  if (!(d > 0)) fail(key, "expected a positive number, got " + Json(d).dump());
+  return d;
+}
+
+double JsonReader::positive_number(const std::string& key, double fallback) {
+  return has(key) ? positive_number(key) : fallback;
+}
+
+bool JsonReader::boolean(const std::string& key, bool fallback) {
+  const Json* v = optional_value(key);
+  if (!v) return fallback;
+  if (!v->is_boolean()) fail(key, "expected true or false, got " + v->dump());
+  return v->get<bool>();
+}
+
+std::string JsonReader::string(const std::string& key) {
+  const Json& v = require(key);
+  if (!v.is_string()) fail(key, "expected a string, got " + v.dump());
+  return v.get<std::string>();
+}
+
+std::string JsonReader::string(const std::string& key, const std::string& fallback) {
+  return has(key) ? string(key) : fallback;
+}
+
+std::string JsonReader::choice(const std::string& key, std::initializer_list<const char*> allowed) {
+  const std::string s = string(key);
+  std::string list;
+  for (const char* a : allowed) {
+    if (s == a) return s;
+    list += list.empty() ? "" : "|";
+    list += a;
+  }
+  fail(key, "expected one of " + list + ", got \"" + s + "\"");
+}
+
+std::string JsonReader::choice(const std::string& key, std::initializer_list<const char*> allowed,
+                               const std::string& fallback) {
+  return has(key) ? choice(key, allowed) : fallback;
+}
+
+std::pair<int64_t, int64_t> JsonReader::integer_pair(const std::string& key, int64_t min_value) {
+  const Json& v = require(key);
+  const std::string rule = "expected a whole number >= " + std::to_string(min_value) +
+                           " or a pair [h, w] of them, got " + v.dump();
+  std::pair<int64_t, int64_t> out;
+  if (v.is_array()) {
+    if (v.size() != 2) fail(key, rule);
+    out = {as_integer(v[0], key), as_integer(v[1], key)};
+  } else if (v.is_number()) {
+    const int64_t x = as_integer(v, key);
+    out = {x, x};
+  } else {
+    fail(key, rule);
+  }
+  if (out.first < min_value || out.second < min_value) fail(key, rule);
+  return out;
+}
+
+std::pair<int64_t, int64_t> JsonReader::integer_pair(const std::string& key, int64_t min_value,
+                                                     std::pair<int64_t, int64_t> fallback) {
+  return has(key) ? integer_pair(key, min_value) : fallback;
+}
+
+JsonReader JsonReader::object(const std::string& key) {
+  const Json& v = require(key);
+  if (!v.is_object()) fail(key, "expected a JSON object, got " + v.dump().substr(0, 40));
+  return JsonReader(v, file_, field(key));
+}
+
+std::vector<JsonReader> JsonReader::array_of_objects(const std::string& key) {
+  const Json& v = require(key);
+  if (!v.is_array()) fail(key, "expected a JSON array of objects");
+  std::vector<JsonReader> out;
+  out.reserve(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string item = field(key) + "[" + std::to_string(i) + "]";
+    if (!v[i].is_object()) throw InputError(file_, item, "expected a JSON object");
+    out.emplace_back(v[i], file_, item);
+  }
+  return out;
+}
+
+void JsonReader::finish() const {
+  for (auto it = object_->begin(); it != object_->end(); ++it) {
+    if (!consumed_.count(it.key())) {
+      std::string known;
+      for (const auto& k : asked_) known += (known.empty() ? "" : ", ") + k;
+      fail(it.key(), "unknown key (known keys here: " + (known.empty() ? std::string("none") : known) +
+                         "; see docs/)");
+    }
+  }
+}
+
+}  // namespace loom

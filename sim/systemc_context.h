@@ -1,0 +1,25 @@
+// The one SystemC simulation context of a process, wrapped in one place. SystemC allows a
+// single context per process and no new modules once simulation started, so engines are
+// built once (on first use) and reused for every job; each job runs the kernel until no
+// event is pending. Time axis: one SystemC nanosecond is one cycle of the simulated
+// clock; conversion to seconds uses the architecture's clock_hz at the reporting edge.
+#pragma once
+
+#include <cstdint>
+
+#include <systemc>
+
+namespace loom::sim {
+
+// Call before constructing the first module: silences the banner and chatty warnings.
+void prepare_systemc();
+
+// Runs the kernel until no event is pending.
+void run_until_idle();
+
+inline sc_core::sc_time cycles(int64_t n) {
+  return sc_core::sc_time(static_cast<double>(n), sc_core::SC_NS);
+}
+int64_t now_cycles();
+
+}  // namespace loom::sim

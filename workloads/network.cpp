@@ -1,0 +1,103 @@
+#include "workloads/network.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "sim/error.h"
+
+namespace loom {
+
+int64_t Network::total_macs() const {
+  int64_t total = 0;
+  for (const Layer& l : layers) total += l.macs();
+  return total;
+}
+
+namespace {
+
+Layer parse_layer(JsonReader& r, int64_t batch) {
+  Layer l;
+  l.batch = batch;
+  l.name = r.string("name");
+  if (l.name.empty()) r.fail("name", "expected a non-empty layer name");
+  const std::string type = r.choice("type", {"conv2d", "depthwise_conv2d", "gemm", "fc"});
+  if (type == "conv2d" || type == "depthwise_conv2d") {
+    l.kind = LayerKind::conv2d;
+    Conv2d& c = l.conv;
+    std::tie(c.in_h, c.in_w) = r.integer_pair("input_hw", 1);
+    c.in_channels = r.positive_integer("in_channels");
+    c.out_channels = r.positive_integer("out_channels");
+    std::tie(c.kernel_h, c.kernel_w) = r.integer_pair("kernel", 1);
+    std::tie(c.stride_h, c.stride_w) = r.integer_pair("stride", 1, {1, 1});
+    std::tie(c.pad_h, c.pad_w) = r.integer_pair("padding", 0, {0, 0});
+    std::tie(c.dilation_h, c.dilation_w) = r.integer_pair("dilation", 1, {1, 1});
+    c.groups = r.positive_integer("groups", type == "depthwise_conv2d" ? c.in_channels : 1);
+    if (type == "depthwise_conv2d" && c.groups != c.in_channels) {
+      r.fail("groups", "a depthwise_conv2d has groups == in_channels (" +
+                           std::to_string(c.in_channels) + ")");
+    }
+  } else if (type == "gemm") {
+    l.kind = LayerKind::gemm;
+    l.gemm.m = r.positive_integer("m");
+    l.gemm.n = r.positive_integer("n");
+    l.gemm.k = r.positive_integer("k");
+    l.gemm.groups = r.positive_integer("groups", 1);
+  } else {  // fc: one sample per batch row
+    l.kind = LayerKind::gemm;
+    l.gemm.m = 1;
+    l.gemm.k = r.positive_integer("in_features");
+    l.gemm.n = r.positive_integer("out_features");
+  }
+  r.string("comment", "");  // free text allowed on any layer
+  r.finish();
+  std::string field;
+  const std::string rule = shape_error(l, &field);
+  if (!rule.empty()) r.fail(field, "layer '" + l.name + "': " + rule);
+  return l;
+}
+
+}  // namespace
+
+Network parse_network_json(const Json& json, const std::string& file) {
+  JsonReader r(json, file, "");
+  Network net;
+  net.source_file = file;
+  net.name = r.string("name");
+  net.source = r.string("source", "");
+  r.string("description", "");
+  r.string("schema", "loom-network/1");
+  net.batch = r.positive_integer("batch", 1);
+  std::set<std::string> names;
+  for (JsonReader& lr : r.array_of_objects("layers")) {
+    net.layers.push_back(parse_layer(lr, net.batch));
+    if (!names.insert(net.layers.back().name).second) {
+      lr.fail("name", "duplicate layer name '" + net.layers.back().name + "'");
+    }
+  }
+  if (net.layers.empty()) r.fail("layers", "expected at least one layer");
+  r.finish();
+  return net;
+}
+
+Network load_network_json(const std::string& path) {
+  return parse_network_json(load_json_file(path), path);
+}
+
+Network load_workload(const std::string& path) {
+  auto ends_with = [&](const char* ext) {
+    const std::string e(ext);
+    return path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;
+  };
+  if (ends_with(".json")) return load_network_json(path);
+  if (ends_with(".csv")) {
+    std::ifstream in(path);
+    if (!in) throw InputError(path, "", "cannot open file (does it exist and is it readable?)");
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    return parse_scalesim_csv(buffer.str(), path);
+  }
+  throw InputError(path, "--workload", "expected a .json network file or a SCALE-Sim .csv topology");
+}
+
+}  // namespace loom

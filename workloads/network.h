@@ -1,0 +1,30 @@
+// A network: an ordered list of layers with a name and a source. Loaded from loom's JSON
+// network files (docs/workload-schema.md) or SCALE-Sim topology CSV files.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/json_reader.h"
+#include "workloads/layer.h"
+
+namespace loom {
+
+struct Network {
+  std::string name;
+  std::string source;       // citation of the shapes
+  std::string source_file;  // file it was loaded from ("<embedded>" for defaults)
+  int64_t batch = 1;
+  std::vector<Layer> layers;
+
+  int64_t total_macs() const;
+};
+
+// Dispatches on the extension: .json (loom) or .csv (SCALE-Sim topology).
+Network load_workload(const std::string& path);
+Network load_network_json(const std::string& path);
+Network parse_network_json(const Json& json, const std::string& file);
+// SCALE-Sim topology CSV, conv format or GEMM (M,N,K) format (detected from the header).
+Network parse_scalesim_csv(const std::string& text, const std::string& file);
+
+}  // namespace loom
