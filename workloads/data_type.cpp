@@ -7,6 +7,7 @@ int bits_of(DataType t) {
     case DataType::fp32: return 32;
     case DataType::fp16: return 16;
     case DataType::bf16: return 16;
+    case DataType::int16: return 16;
     case DataType::int8: return 8;
     case DataType::int4: return 4;
     case DataType::int1: return 1;
@@ -19,6 +20,7 @@ const char* name_of(DataType t) {
     case DataType::fp32: return "fp32";
     case DataType::fp16: return "fp16";
     case DataType::bf16: return "bf16";
+    case DataType::int16: return "int16";
     case DataType::int8: return "int8";
     case DataType::int4: return "int4";
     case DataType::int1: return "int1";
@@ -27,7 +29,7 @@ const char* name_of(DataType t) {
 }
 
 std::optional<DataType> parse_data_type(const std::string& name) {
-  for (DataType t : {DataType::fp32, DataType::fp16, DataType::bf16, DataType::int8, DataType::int4,
+  for (DataType t : {DataType::fp32, DataType::fp16, DataType::bf16, DataType::int16, DataType::int8, DataType::int4,
                      DataType::int1}) {
     if (name == name_of(t)) return t;
   }

@@ -6,11 +6,11 @@
 
 namespace loom {
 
-enum class DataType { fp32, fp16, bf16, int8, int4, int1 };
+enum class DataType { fp32, fp16, bf16, int16, int8, int4, int1 };
 
 int bits_of(DataType t);
 const char* name_of(DataType t);
 std::optional<DataType> parse_data_type(const std::string& name);
-inline constexpr const char* kDataTypeNames = "fp32|fp16|bf16|int8|int4|int1";
+inline constexpr const char* kDataTypeNames = "fp32|fp16|bf16|int16|int8|int4|int1";
 
 }  // namespace loom

@@ -8,7 +8,7 @@
 namespace loom {
 
 SystolicEngine::SystolicEngine(sc_core::sc_module_name name)
-    : sc_core::sc_module(name), dram_("dram") {
+    : sc_core::sc_module(name), ifmap_("ifmap_sram"), filter_("filter_sram"), ofmap_("ofmap_sram"), dram_("dram") {
   SC_METHOD(step);
   sensitive << kick_;
   dont_initialize();
@@ -18,6 +18,14 @@ SystolicEngine& systolic_engine() {
   sim::prepare_systemc();
   static SystolicEngine engine("systolic");
   return engine;
+}
+
+void SystolicEngine::configure(const SystolicConfig& c) {
+  ifmap_.configure(c.sram.ifmap_bytes, c.sram.double_buffered, c.sram.ifmap_words_per_cycle);
+  filter_.configure(c.sram.filter_bytes, c.sram.double_buffered, c.sram.filter_words_per_cycle);
+  ofmap_.configure(c.sram.ofmap_bytes, c.sram.double_buffered, c.sram.ofmap_words_per_cycle);
+  dram_.configure(c.dram.unlimited, c.dram.bytes_per_cycle, c.dram.latency_cycles);
+  slots_ = static_cast<size_t>(ifmap_.slots());
 }
 
 std::vector<LayerTiming> SystolicEngine::run(const std::vector<std::vector<FoldJob>>& layers,
@@ -37,16 +45,28 @@ std::vector<LayerTiming> SystolicEngine::run(const std::vector<std::vector<FoldJ
   return std::move(timings_);
 }
 
+int64_t SystolicEngine::busy_cycles(const FoldJob& job) const {
+  return std::max({job.compute_cycles, ifmap_.port_cycles(job.sram.ifmap_reads),
+                   filter_.port_cycles(job.sram.filter_reads),
+                   ofmap_.port_cycles(job.sram.ofmap_reads + job.sram.ofmap_writes)});
+}
+
+// Fetches what of fold `fold`'s inputs fits its (now free) slot in each buffer.
+void SystolicEngine::prefetch(size_t fold, int64_t now) {
+  const FoldTraffic& t = (*layers_)[layer_][fold].dram;
+  const int64_t bytes = std::min(t.ifmap_read_bytes, ifmap_.slot_bytes()) +
+                        std::min(t.filter_read_bytes, filter_.slot_bytes()) +
+                        std::min(t.psum_read_bytes, ofmap_.slot_bytes());
+  data_ready_[fold] = dram_.transfer(now, bytes, false);
+}
+
 void SystolicEngine::begin_layer(int64_t now) {
-  const auto& folds = (*layers_)[layer_];
+  const size_t folds = (*layers_)[layer_].size();
   layer_start_ = last_write_done_ = now;
   dram_.begin_window(now);
-  data_ready_.assign(folds.size(), now);
-  write_done_.assign(folds.size(), now);
-  // Both halves of every buffer are free: prefetch the first two folds.
-  for (size_t f = 0; f < std::min<size_t>(2, folds.size()); ++f) {
-    data_ready_[f] = dram_.transfer(now, folds[f].prefetch_bytes, false);
-  }
+  data_ready_.assign(folds, now);
+  write_done_.assign(folds, now);
+  for (size_t f = 0; f < std::min(slots_, folds); ++f) prefetch(f, now);  // every slot is free
   fold_ = 0;
   phase_ = Phase::wait_start;
 }
@@ -82,28 +102,30 @@ void SystolicEngine::step() {
           }
           break;
         }
-        // A fold starts when its data is in, and the ofmap half it will write is drained.
+        // A fold starts when its inputs are in and the ofmap slot it writes is drained.
         int64_t start = data_ready_[fold_];
-        if (fold_ >= 2) start = std::max(start, write_done_[fold_ - 2]);
+        if (fold_ >= slots_) start = std::max(start, write_done_[fold_ - slots_]);
         if (start > now) {
           next_trigger(sim::cycles(start - now));
           return;
         }
+        // Inputs larger than a slot stream in while the fold runs.
         const FoldJob& job = folds[fold_];
-        const int64_t streamed = dram_.transfer(now, job.stream_bytes, false);
-        const int64_t end = std::max(now + job.busy_cycles, streamed);
+        const FoldTraffic& t = job.dram;
+        const int64_t overflow = std::max<int64_t>(0, t.ifmap_read_bytes - ifmap_.slot_bytes()) +
+                                 std::max<int64_t>(0, t.filter_read_bytes - filter_.slot_bytes()) +
+                                 std::max<int64_t>(0, t.psum_read_bytes - ofmap_.slot_bytes());
+        const int64_t streamed = dram_.transfer(now, overflow, false);
+        const int64_t end = std::max(now + busy_cycles(job), streamed);
         phase_ = Phase::running;
         next_trigger(sim::cycles(end - now));
         return;
       }
       case Phase::running: {
-        // The fold just ended: write back its outputs, then refill the half it freed.
-        const FoldJob& job = folds[fold_];
-        write_done_[fold_] = dram_.transfer(now, job.write_bytes, true);
+        // The fold just ended: write back its outputs, then refill the slot it freed.
+        write_done_[fold_] = dram_.transfer(now, folds[fold_].dram.ofmap_write_bytes, true);
         last_write_done_ = std::max(last_write_done_, write_done_[fold_]);
-        if (fold_ + 2 < folds.size()) {
-          data_ready_[fold_ + 2] = dram_.transfer(now, folds[fold_ + 2].prefetch_bytes, false);
-        }
+        if (fold_ + slots_ < folds.size()) prefetch(fold_ + slots_, now);
         ++fold_;
         phase_ = Phase::wait_start;
         break;

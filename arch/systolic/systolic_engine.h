@@ -1,9 +1,9 @@
-// The fast cycle model of a systolic accelerator as SystemC modules: one array engine
-// (one SC_METHOD that wakes only at fold boundaries) and its DRAM channel. A fold's
-// internal timing is the closed form of fold_cost() (proven equal to the PE-level model);
-// what happens between folds — prefetch into the free half of each double-buffered SRAM,
-// streaming of data that does not fit, write-back of outputs, SRAM port limits — is
-// played out in simulated time, so stalls come from real contention.
+// The fast cycle model of a systolic accelerator as SystemC modules: the array engine
+// (one SC_METHOD that wakes only at fold boundaries), its three SRAM buffers and its DRAM
+// channel. A fold's internal timing is the closed form of fold_cost() (proven equal to the
+// PE-level model); what happens between folds — prefetch into a free buffer slot,
+// streaming of data that does not fit a slot, write-back of outputs, SRAM port limits —
+// is played out in simulated time, so stalls come from real contention.
 #pragma once
 
 #include <cstdint>
@@ -13,15 +13,17 @@
 #include <systemc>
 
 #include "arch/memory/dram_channel.h"
+#include "arch/memory/sram_buffer.h"
+#include "arch/systolic/dram_traffic.h"
+#include "arch/systolic/fold_plan.h"
+#include "arch/systolic/systolic_config.h"
 
 namespace loom {
 
 struct FoldJob {
   int64_t compute_cycles = 0;  // ideal cycles (fold_cost)
-  int64_t busy_cycles = 0;     // >= compute_cycles when SRAM ports are narrower than needed
-  int64_t prefetch_bytes = 0;  // DRAM reads that fit the free half: fetched before the fold
-  int64_t stream_bytes = 0;    // DRAM reads that do not fit: fetched while the fold runs
-  int64_t write_bytes = 0;     // DRAM writes after the fold (outputs, spilled partial sums)
+  SramAccesses sram;           // array-side words per buffer (port pressure)
+  FoldTraffic dram;            // bytes to and from DRAM for this fold
 };
 
 struct LayerTiming {
@@ -35,7 +37,7 @@ class SystolicEngine : public sc_core::sc_module {
   SC_HAS_PROCESS(SystolicEngine);
   explicit SystolicEngine(sc_core::sc_module_name name);
 
-  DramChannel& dram() { return dram_; }
+  void configure(const SystolicConfig& config);
 
   // Runs the layers back to back in simulated time; `on_layer_done(i)` is called as each
   // layer finishes (progress reporting).
@@ -46,16 +48,19 @@ class SystolicEngine : public sc_core::sc_module {
   enum class Phase { idle, layer_begin, wait_start, running };
   void step();  // the engine's only process
   void begin_layer(int64_t now);
+  void prefetch(size_t fold, int64_t now);
   bool finish_layer(int64_t now);  // false while write-backs are still in flight
+  int64_t busy_cycles(const FoldJob& job) const;
 
+  SramBuffer ifmap_, filter_, ofmap_;
   DramChannel dram_;
   sc_core::sc_event kick_;
   Phase phase_ = Phase::idle;
   const std::vector<std::vector<FoldJob>>* layers_ = nullptr;
   std::function<void(size_t)> on_layer_done_;
-  size_t layer_ = 0, fold_ = 0;
+  size_t layer_ = 0, fold_ = 0, slots_ = 2;
   int64_t layer_start_ = 0, last_write_done_ = 0;
-  std::vector<int64_t> data_ready_;  // per fold: its prefetch has arrived
+  std::vector<int64_t> data_ready_;  // per fold: its prefetched inputs have arrived
   std::vector<int64_t> write_done_;  // per fold: its write-back has completed
   std::vector<LayerTiming> timings_;
 };

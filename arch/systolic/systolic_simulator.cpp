@@ -17,11 +17,6 @@ namespace {
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t words_in(int64_t bytes, int bits) { return ceil_div(bytes * 8, bits); }
 
-// Cycles a buffer port needs for `accesses` words; 0 when the port is as wide as needed.
-int64_t port_cycles(int64_t accesses, int64_t words_per_cycle) {
-  return words_per_cycle > 0 ? ceil_div(accesses, words_per_cycle) : 0;
-}
-
 struct PlannedLayer {
   LayerResult result;
   std::vector<FoldJob> jobs;
@@ -35,9 +30,6 @@ PlannedLayer plan_layer(const Layer& layer, const SystolicConfig& c, const Array
   r.gemm = layer.gemm_view();
   const std::vector<Fold> folds = plan_folds(r.gemm, geometry);
   const LayerTraffic traffic = plan_dram_traffic(layer, folds, c);
-  const int64_t ifmap_half = c.sram.working_bytes(c.sram.ifmap_bytes);
-  const int64_t filter_half = c.sram.working_bytes(c.sram.filter_bytes);
-  const int64_t ofmap_half = c.sram.working_bytes(c.sram.ofmap_bytes);
   p.jobs.reserve(folds.size());
   for (size_t i = 0; i < folds.size(); ++i) {
     const FoldCost cost = fold_cost(folds[i], geometry);
@@ -47,20 +39,7 @@ PlannedLayer plan_layer(const Layer& layer, const SystolicConfig& c, const Array
     r.steady_state_cycles += folds[i].temporal;
     r.sram += cost.sram;
 
-    FoldJob job;
-    job.compute_cycles = cost.cycles;
-    job.busy_cycles = std::max({cost.cycles, port_cycles(cost.sram.ifmap_reads, c.sram.ifmap_words_per_cycle),
-                                port_cycles(cost.sram.filter_reads, c.sram.filter_words_per_cycle),
-                                port_cycles(cost.sram.ofmap_reads + cost.sram.ofmap_writes,
-                                            c.sram.ofmap_words_per_cycle)});
-    // What fits the free half is prefetched; the rest streams in while the fold runs.
-    const int64_t ifmap_pre = std::min(t.ifmap_read_bytes, ifmap_half);
-    const int64_t filter_pre = std::min(t.filter_read_bytes, filter_half);
-    const int64_t psum_pre = std::min(t.psum_read_bytes, ofmap_half);
-    job.prefetch_bytes = ifmap_pre + filter_pre + psum_pre;
-    job.stream_bytes = t.ifmap_read_bytes + t.filter_read_bytes + t.psum_read_bytes - job.prefetch_bytes;
-    job.write_bytes = t.ofmap_write_bytes;
-    p.jobs.push_back(job);
+    p.jobs.push_back(FoldJob{cost.cycles, cost.sram, t});
 
     r.ifmap_fill_writes += words_in(t.ifmap_read_bytes, c.ifmap_bits);
     r.filter_fill_writes += words_in(t.filter_read_bytes, c.filter_bits);
@@ -82,7 +61,7 @@ NetworkResult simulate_network(const SystolicConfig& c, const Network& network, 
   for (const Layer& layer : network.layers) planned.push_back(plan_layer(layer, c, geometry));
 
   SystolicEngine& engine = systolic_engine();
-  engine.dram().configure(c.dram.unlimited, c.dram.bytes_per_cycle, c.dram.latency_cycles);
+  engine.configure(c);
   std::vector<std::vector<FoldJob>> jobs;
   jobs.reserve(planned.size());
   for (PlannedLayer& p : planned) jobs.push_back(std::move(p.jobs));

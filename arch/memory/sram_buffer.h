@@ -1,0 +1,32 @@
+// An on-chip SRAM buffer as a SystemC module: capacity split into slots (two when
+// double-buffered: the array works on one while DRAM fills the other) and a port of
+// limited width. (Access counts are planned per fold; see LayerResult.) Fold f uses slot f % slots(); a slot
+// can be refilled only after the fold that used it has released it.
+#pragma once
+
+#include <cstdint>
+
+#include <systemc>
+
+namespace loom {
+
+class SramBuffer : public sc_core::sc_module {
+ public:
+  explicit SramBuffer(sc_core::sc_module_name name);
+
+  // words_per_cycle == 0: the port is as wide as the array edge needs (never a limit).
+  void configure(int64_t capacity_bytes, bool double_buffered, int64_t words_per_cycle);
+
+  int slots() const { return double_buffered_ ? 2 : 1; }
+  int slot_of(size_t fold) const { return static_cast<int>(fold % static_cast<size_t>(slots())); }
+  int64_t slot_bytes() const { return double_buffered_ ? capacity_bytes_ / 2 : capacity_bytes_; }
+  // Cycles the port needs to move `words` words (0 when unlimited).
+  int64_t port_cycles(int64_t words) const;
+
+ private:
+  int64_t capacity_bytes_ = 0;
+  bool double_buffered_ = true;
+  int64_t words_per_cycle_ = 0;
+};
+
+}  // namespace loom
