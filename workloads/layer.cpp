@@ -1,5 +1,8 @@
 #include "workloads/layer.h"
 
+#include <sstream>
+#include <string_view>
+
 namespace loom {
 
 namespace {
@@ -43,8 +46,8 @@ int64_t Layer::ofmap_elements() const {
 }
 
 std::string shape_error(const Layer& l, std::string* field) {
-  auto bad = [&](const char* f, std::string rule) {
-    *field = f;
+  auto bad = [&](std::string_view f, std::string rule) {
+    field->assign(f.data(), f.size());
     return rule;
   };
   if (l.batch <= 0) return bad("batch", "must be a positive whole number");
@@ -73,10 +76,10 @@ std::string shape_error(const Layer& l, std::string* field) {
   const int64_t span_w = c.dilation_w * (c.kernel_w - 1) + 1;
   const int64_t padded_h = c.in_h + 2 * c.pad_h, padded_w = c.in_w + 2 * c.pad_w;
   if (span_h > padded_h || span_w > padded_w) {
-    return bad("kernel", "filter " + std::to_string(c.kernel_h) + "x" + std::to_string(c.kernel_w) +
-                             " (dilated extent " + std::to_string(span_h) + "x" + std::to_string(span_w) +
-                             ") is larger than the padded input " + std::to_string(padded_h) + "x" +
-                             std::to_string(padded_w));
+    std::ostringstream rule;  // (a stream: GCC 12 warns falsely on chained string +)
+    rule << "filter " << c.kernel_h << "x" << c.kernel_w << " (dilated extent " << span_h << "x" << span_w
+         << ") is larger than the padded input " << padded_h << "x" << padded_w;
+    return bad("kernel", rule.str());
   }
   return "";
 }
