@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 
 namespace loom {
 
@@ -13,12 +14,14 @@ void line(std::string& out, const char* fmt, auto... args) {
   out += buf;
 }
 
-constexpr const char* kRowFormat = "%-*s %8lld %6lld %7lld %6lld %13lld %12lld %6.1f%% %10.3f %11.2f\n";
+constexpr const char* kRowFormat = "%-*s %8s %6s %7s %6lld %13lld %12lld %6.1f%% %10.3f %11.2f\n";
 
 void row(std::string& out, int width, const LayerResult& l, const NetworkResult& run) {
   const std::string name = l.name.size() > static_cast<size_t>(width) ? l.name.substr(0, width) : l.name;
-  line(out, kRowFormat, width, name.c_str(), static_cast<long long>(l.gemm.m), static_cast<long long>(l.gemm.n),
-       static_cast<long long>(l.gemm.k), static_cast<long long>(l.folds), static_cast<long long>(l.cycles_total),
+  const bool total = l.kind == "network";  // no single GEMM shape
+  auto dim = [&](int64_t v) { return total ? std::string("-") : std::to_string(v); };
+  line(out, kRowFormat, width, name.c_str(), dim(l.gemm.m).c_str(), dim(l.gemm.n).c_str(), dim(l.gemm.k).c_str(),
+       static_cast<long long>(l.folds), static_cast<long long>(l.cycles_total),
        static_cast<long long>(l.cycles_stall), 100.0 * l.utilization(run.array_pes),
        static_cast<double>(l.dram_read_bytes + l.dram_write_bytes) / 1e6, l.energy.total_pj() / 1e6);
 }

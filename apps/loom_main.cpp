@@ -3,6 +3,7 @@
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <new>
 
 #include <CLI/CLI.hpp>
 
@@ -29,7 +30,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    std::fprintf(stderr, "loom: error: %s (see loom --help)\n", e.what());
     return 2;
   }
   try {
@@ -37,6 +38,9 @@ int main(int argc, char** argv) {
   } catch (const loom::InputError& e) {
     std::fprintf(stderr, "loom: error: %s\n", e.what());
     return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "loom: error: out of memory (the inputs ask for more than this machine has)\n");
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "loom: internal error: %s (please report this bug)\n", e.what());
     return 1;

@@ -13,6 +13,13 @@ namespace {
 
 Json sram_json(int64_t reads, int64_t writes) { return {{"reads", reads}, {"writes", writes}}; }
 
+// RFC 4180: a field with quotes is quoted, its quotes doubled.
+std::string csv_quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+
 std::string fmt(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.10g", v);
@@ -23,10 +30,9 @@ std::string fmt(double v) {
 
 Json layer_to_json(const LayerResult& l, const NetworkResult& run) {
   const EnergyBreakdown& e = l.energy;
-  return {
+  Json j = {
       {"name", l.name},
       {"kind", l.kind},
-      {"gemm", {{"m", l.gemm.m}, {"n", l.gemm.n}, {"k", l.gemm.k}, {"groups", l.gemm.groups}}},
       {"macs", l.macs},
       {"folds", l.folds},
       {"cycles", {{"total", l.cycles_total}, {"compute", l.cycles_compute}, {"stall", l.cycles_stall}}},
@@ -56,6 +62,10 @@ Json layer_to_json(const LayerResult& l, const NetworkResult& run) {
         {"dram", e.dram_pj},
         {"total", e.total_pj()}}},
   };
+  if (l.kind != "network") {  // totals have no single GEMM shape
+    j["gemm"] = {{"m", l.gemm.m}, {"n", l.gemm.n}, {"k", l.gemm.k}, {"groups", l.gemm.groups}};
+  }
+  return j;
 }
 
 Json report_to_json(const NetworkResult& run, const RunContext& ctx) {
@@ -94,8 +104,13 @@ std::string layers_to_csv(const NetworkResult& run) {
          "energy_sram_ofmap_pj,energy_dram_pj,energy_total_pj\n";
   auto row = [&](const LayerResult& l) {
     const EnergyBreakdown& e = l.energy;
-    out << '"' << l.name << "\"," << l.kind << ',' << l.gemm.m << ',' << l.gemm.n << ',' << l.gemm.k << ','
-        << l.gemm.groups << ',' << l.macs << ',' << l.folds << ',' << l.cycles_total << ',' << l.cycles_compute
+    out << csv_quoted(l.name) << ',' << l.kind << ',';
+    if (l.kind == "network") {
+      out << ",,,,";  // totals have no single GEMM shape
+    } else {
+      out << l.gemm.m << ',' << l.gemm.n << ',' << l.gemm.k << ',' << l.gemm.groups << ',';
+    }
+    out << l.macs << ',' << l.folds << ',' << l.cycles_total << ',' << l.cycles_compute
         << ',' << l.cycles_stall << ',' << fmt(l.utilization(run.array_pes)) << ','
         << fmt(l.mapping_efficiency(run.array_pes)) << ',' << l.sram.ifmap_reads << ',' << l.ifmap_fill_writes
         << ',' << l.sram.filter_reads << ',' << l.filter_fill_writes << ','
@@ -131,7 +146,8 @@ void write_run_reports(const std::string& out_dir, const NetworkResult& run, con
   if (ec || !fs::is_directory(out_dir)) {
     throw InputError(out_dir, "--out", "cannot create the output directory" + (ec ? ": " + ec.message() : ""));
   }
-  // Render everything first, then write: a failure while rendering leaves no file behind.
+  // Render everything first, then write each file atomically, report.json last: its
+  // presence means the run is complete.
   const std::string report = report_to_json(run, ctx).dump(2) + "\n";
   const std::string csv = layers_to_csv(run);
   const std::string resolved = ctx.config->to_json().dump(2) + "\n";

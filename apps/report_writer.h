@@ -1,7 +1,8 @@
 // Writes a run's results: report.json (schema: docs/report-schema.md, versioned),
-// layers.csv (one row per layer plus a total row) and resolved_config.json. Files are
-// written under temporary names and renamed only when all are complete, so an
-// interrupted or failed run never leaves a partial report that looks finished.
+// layers.csv (one row per layer plus a total row) and resolved_config.json. Everything is
+// rendered before anything is written; each file is written under a temporary name and
+// renamed when complete, report.json last, so an interrupted or failed run never leaves a
+// partial report that looks finished.
 #pragma once
 
 #include <string>

@@ -22,7 +22,7 @@ EnergyTable EnergyTable::parse(const Json& json, const std::string& file) {
   JsonReader r(json, file, "");
   EnergyTable t;
   t.file_ = file;
-  r.string("schema", "loom-energy/1");
+  r.choice("schema", {"loom-energy/1"}, "loom-energy/1");
   t.name_ = r.string("name");
   r.positive_number("technology_nm");
   r.number("voltage_v", 0);
@@ -55,6 +55,12 @@ EnergyTable EnergyTable::parse(const Json& json, const std::string& file) {
   }
   std::sort(t.sram_.begin(), t.sram_.end(),
             [](const SramPoint& a, const SramPoint& b) { return a.capacity_bytes < b.capacity_bytes; });
+  for (size_t i = 1; i < t.sram_.size(); ++i) {
+    if (t.sram_[i].capacity_bytes == t.sram_[i - 1].capacity_bytes) {
+      r.fail("sram_pj_per_64b_access", "two points have the same capacity_bytes (" +
+                                           Json(t.sram_[i].capacity_bytes).dump() + "); capacities must differ");
+    }
+  }
 
   const Json& dram = r.value("dram_pj_per_bit");
   if (!dram.is_object()) r.fail("dram_pj_per_bit", "expected an object technology -> {pj, source}");

@@ -1,5 +1,6 @@
 #include "sim/json_reader.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -48,10 +49,35 @@ void JsonReader::fail(const std::string& key, const std::string& expected) const
   throw InputError(file_, field(key), expected);
 }
 
+namespace {
+// Levenshtein distance, for "did you mean" hints on misspelled keys.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+}  // namespace
+
 const Json& JsonReader::require(const std::string& key) {
   asked_.insert(key);
   auto it = object_->find(key);
-  if (it == object_->end()) fail(key, "missing required field");
+  if (it == object_->end()) {
+    for (auto other = object_->begin(); other != object_->end(); ++other) {
+      if (!asked_.count(other.key()) && edit_distance(other.key(), key) <= 2) {
+        fail(key, "missing required field (found unknown key '" + other.key() + "': misspelled?)");
+      }
+    }
+    fail(key, "missing required field");
+  }
   consumed_.insert(key);
   return *it;
 }

@@ -157,7 +157,7 @@ void expect_bad_input(const TempDir& dir, const std::string& arch, const std::st
   std::vector<std::string> args = {"run", "--arch", arch, "--workload", workload, "--out", out.string(), "-q"};
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   const RunResult r = run_loom(dir, args);
-  if (std::getenv("LOOM_CLI_TEST_SHOW")) MESSAGE(r.err);
+  if (std::getenv("LOOM_CLI_TEST_SHOW")) MESSAGE(r.err);  // run with -s to review every message
   INFO("stderr: " << r.err);
   CHECK(r.code == 2);
   CHECK(count_lines(r.err) == 1);
@@ -377,8 +377,10 @@ TEST_CASE("loom CLI: bad input exits 2 with one line naming file and field, and 
   SUBCASE("misspelt key in the architecture (the correct one missing)") {
     const std::string arch = dir / "misspelt_arch.json";
     write_file(arch, replace_once(kGoodArch, "\"cols\": 8", "\"colums\": 8"));
-    // The required key is checked before unknown keys, so the message names array.cols.
+    // The required key is checked before unknown keys, so the message names array.cols
+    // and points at the near miss.
     expect_bad_input(dir, arch, good.workload, "misspelt_arch.json", "array.cols");
+    expect_bad_input(dir, arch, good.workload, "misspelt_arch.json", "found unknown key 'colums'");
   }
   SUBCASE("unknown top-level key in the architecture") {
     const std::string arch = dir / "extra_arch.json";
@@ -560,5 +562,62 @@ TEST_CASE("loom CLI: bad input exits 2 with one line naming file and field, and 
     CHECK(r.code == 2);
     CHECK(count_lines(r.err) == 1);
     CHECK(contains(r.err, "plain_file/sub"));
+  }
+}
+
+TEST_CASE("loom CLI: sizes that would overflow, exhaust memory or time out are rejected up front") {
+  TempDir dir;
+  const Inputs good = good_inputs(dir);
+  SUBCASE("huge padding (MACs would overflow 64 bits)") {
+    const std::string net = dir / "huge_pad_net.json";
+    write_file(net, replace_once(kGoodNet, "\"padding\": 1", "\"padding\": 1000000000"));
+    expect_bad_input(dir, good.arch, net, "huge_pad_net.json", "layers[0].padding");
+  }
+  SUBCASE("a GEMM with more than 10^15 MACs") {
+    const std::string net = dir / "huge_gemm_net.json";
+    write_file(net, replace_once(kGoodNet, "\"m\": 4, \"n\": 16, \"k\": 32",
+                                 "\"m\": 16000000, \"n\": 16000000, \"k\": 16000000"));
+    expect_bad_input(dir, good.arch, net, "huge_gemm_net.json", "10^15 MACs");
+  }
+  SUBCASE("word_bits beyond 64") {
+    const std::string arch = dir / "wide_word_arch.json";
+    write_file(arch, replace_once(kGoodArch, "\"data_type\": \"int8\",",
+                                  "\"data_type\": \"int8\", \"word_bits\": {\"ofmap\": 4000000000},"));
+    expect_bad_input(dir, arch, good.workload, "wide_word_arch.json", "word_bits.ofmap");
+  }
+  SUBCASE("a vanishing DRAM bandwidth") {
+    const std::string arch = dir / "slow_dram_arch.json";
+    write_file(arch, replace_once(kGoodArch, "\"bandwidth_bytes_per_cycle\": 16", "\"bandwidth_bytes_per_cycle\": 1e-12"));
+    expect_bad_input(dir, arch, good.workload, "slow_dram_arch.json", "dram.bandwidth_bytes_per_cycle");
+  }
+  SUBCASE("an absurd DRAM latency") {
+    const std::string arch = dir / "late_dram_arch.json";
+    write_file(arch, replace_once(kGoodArch, "\"latency_cycles\": 10", "\"latency_cycles\": 9000000000000000000"));
+    expect_bad_input(dir, arch, good.workload, "late_dram_arch.json", "dram.latency_cycles");
+  }
+  SUBCASE("a clock outside 1 kHz .. 1 THz") {
+    const std::string arch = dir / "slow_clock_arch.json";
+    write_file(arch, replace_once(kGoodArch, "\"clock_hz\": 1000000000", "\"clock_hz\": 1e-300"));
+    expect_bad_input(dir, arch, good.workload, "slow_clock_arch.json", "clock_hz");
+  }
+  SUBCASE("a layer needing more than 10^8 folds") {
+    const std::string net = dir / "many_folds_net.json";
+    write_file(net, replace_once(kGoodNet, "\"m\": 4, \"n\": 16, \"k\": 32", "\"m\": 1, \"n\": 16000000, \"k\": 16000000"));
+    expect_bad_input(dir, good.arch, net, "many_folds_net.json", "10^8 folds");
+  }
+  SUBCASE("a run that would exceed 10^15 simulated cycles") {
+    const std::string arch = dir / "crawl_arch.json";
+    write_file(arch, replace_once(kGoodArch, "\"latency_cycles\": 10", "\"latency_cycles\": 1000000000"));
+    const std::string net = dir / "long_net.json";
+    write_file(net, replace_once(kGoodNet, "\"m\": 4, \"n\": 16, \"k\": 32", "\"m\": 8, \"n\": 8000, \"k\": 80000"));
+    expect_bad_input(dir, arch, net, "long_net.json", "10^15 cycles");
+  }
+  SUBCASE("an energy table with two SRAM points at the same capacity") {
+    std::string table = read_file(std::string(LOOM_SOURCE_DIR) + "/configs/energy/horowitz_45nm.json");
+    table = replace_once(table, "\"capacity_bytes\": 32768", "\"capacity_bytes\": 8192");
+    write_file(dir / "dup_energy.json", table);
+    const std::string arch = dir / "dup_energy_arch.json";
+    write_file(arch, replace_once(kGoodArch, "\"data_type\"", "\"energy_table\": \"dup_energy.json\", \"data_type\""));
+    expect_bad_input(dir, arch, good.workload, "dup_energy.json", "sram_pj_per_64b_access");
   }
 }

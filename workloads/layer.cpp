@@ -45,19 +45,39 @@ int64_t Layer::ofmap_elements() const {
   return batch * conv.out_channels * out_h() * out_w();
 }
 
+namespace {
+// The product of individually bounded sizes can still overflow: check it in 128 bits.
+std::string macs_error(const Layer& l, std::string* field) {
+  const GemmView g = l.gemm_view();
+  const __int128 macs = static_cast<__int128>(g.m) * g.n * g.k * g.groups;
+  if (macs > static_cast<__int128>(kMaxLayerMacs)) {
+    *field = l.kind == LayerKind::conv2d ? "out_channels" : "m";
+    return "the layer has more than 10^15 MACs; loom simulates layers up to that size";
+  }
+  return "";
+}
+}  // namespace
+
 std::string shape_error(const Layer& l, std::string* field) {
   auto bad = [&](std::string_view f, std::string rule) {
     field->assign(f.data(), f.size());
     return rule;
   };
+  // Bounds keep every derived count (MACs, bytes, cycles) far from 64-bit overflow.
+  auto too_big = [](int64_t v) { return v > kMaxLayerDimension; };
+  const std::string limit = "must be at most " + std::to_string(kMaxLayerDimension);
   if (l.batch <= 0) return bad("batch", "must be a positive whole number");
+  if (too_big(l.batch)) return bad("batch", limit);
   if (l.kind == LayerKind::gemm) {
     const Gemm& g = l.gemm;
     if (g.m <= 0) return bad("m", "must be a positive whole number");
     if (g.n <= 0) return bad("n", "must be a positive whole number");
     if (g.k <= 0) return bad("k", "must be a positive whole number");
     if (g.groups <= 0) return bad("groups", "must be a positive whole number");
-    return "";
+    for (auto [name, v] : {std::pair{"m", g.m}, {"n", g.n}, {"k", g.k}, {"groups", g.groups}}) {
+      if (too_big(v)) return bad(name, limit);
+    }
+    return macs_error(l, field);
   }
   const Conv2d& c = l.conv;
   if (c.in_h <= 0 || c.in_w <= 0) return bad("input_hw", "must be positive");
@@ -72,6 +92,12 @@ std::string shape_error(const Layer& l, std::string* field) {
     return bad("groups", "must divide in_channels (" + std::to_string(c.in_channels) +
                              ") and out_channels (" + std::to_string(c.out_channels) + ")");
   }
+  for (auto [name, v] : {std::pair{"input_hw", std::max(c.in_h, c.in_w)}, {"in_channels", c.in_channels},
+                         {"out_channels", c.out_channels}, {"kernel", std::max(c.kernel_h, c.kernel_w)},
+                         {"stride", std::max(c.stride_h, c.stride_w)}, {"padding", std::max(c.pad_h, c.pad_w)},
+                         {"dilation", std::max(c.dilation_h, c.dilation_w)}}) {
+    if (too_big(v)) return bad(name, limit);
+  }
   const int64_t span_h = c.dilation_h * (c.kernel_h - 1) + 1;
   const int64_t span_w = c.dilation_w * (c.kernel_w - 1) + 1;
   const int64_t padded_h = c.in_h + 2 * c.pad_h, padded_w = c.in_w + 2 * c.pad_w;
@@ -81,7 +107,7 @@ std::string shape_error(const Layer& l, std::string* field) {
          << ") is larger than the padded input " << padded_h << "x" << padded_w;
     return bad("kernel", rule.str());
   }
-  return "";
+  return macs_error(l, field);
 }
 
 }  // namespace loom

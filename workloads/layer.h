@@ -53,8 +53,14 @@ struct Layer {
   const char* kind_name() const { return kind == LayerKind::conv2d ? "conv2d" : "gemm"; }
 };
 
-// Checks a layer's shape; returns "" when valid, else the rule that is broken, naming the
-// field (e.g. "kernel: 7x7 (dilated 7x7) is larger than the padded input 5x5").
+// Largest size of any one dimension, and MACs of one layer, that loom accepts: they keep
+// every derived count and cycle far below 64-bit overflow.
+inline constexpr int64_t kMaxLayerDimension = int64_t{1} << 24;
+inline constexpr int64_t kMaxLayerMacs = 1'000'000'000'000'000;
+
+// Checks a layer's shape; returns "" when valid, else the rule that is broken, and sets
+// *field to the offending field (e.g. "kernel": "filter 7x7 (dilated extent 7x7) is
+// larger than the padded input 5x5").
 std::string shape_error(const Layer& layer, std::string* field);
 
 }  // namespace loom

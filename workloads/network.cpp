@@ -66,7 +66,7 @@ Network parse_network_json(const Json& json, const std::string& file) {
   net.name = r.string("name");
   net.source = r.string("source", "");
   r.string("description", "");
-  r.string("schema", "loom-network/1");
+  r.choice("schema", {"loom-network/1"}, "loom-network/1");
   net.batch = r.positive_integer("batch", 1);
   std::set<std::string> names;
   for (JsonReader& lr : r.array_of_objects("layers")) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/error.h"
+
 namespace loom {
 
 DramChannel::DramChannel(sc_core::sc_module_name name) : sc_core::sc_module(name) {}
@@ -14,10 +16,13 @@ void DramChannel::configure(bool unlimited, double bytes_per_cycle, int64_t late
 }
 
 void DramChannel::begin_window(int64_t origin) {
+  // A window opens when the previous layer has finished all its transfers.
+  LOOM_CHECK(free_at_ <= origin, "dram_channel", "statistics window opened while a transfer is in flight");
   origin_ = origin;
-  free_at_ = std::max(free_at_, origin);
+  free_at_ = origin;
   read_bytes_ = write_bytes_ = 0;
-  window_bytes_.clear();
+  window_index_ = 0;
+  window_bytes_ = closed_peak_bytes_ = 0;
 }
 
 int64_t DramChannel::transfer(int64_t now, int64_t bytes, bool is_write) {
@@ -37,30 +42,35 @@ int64_t DramChannel::transfer(int64_t now, int64_t bytes, bool is_write) {
 void DramChannel::add_to_windows(int64_t start, int64_t occupancy, int64_t bytes) {
   const int64_t w = kPeakWindowCycles;
   const int64_t rel = start - origin_;
-  const int64_t first = rel / w;
-  const int64_t last = occupancy > 0 ? (rel + occupancy - 1) / w : first;
-  if (static_cast<int64_t>(window_bytes_.size()) <= last) window_bytes_.resize(static_cast<size_t>(last + 1), 0.0);
+  auto advance_to = [&](int64_t index) {  // close the open window, move to `index`
+    if (index == window_index_) return;
+    closed_peak_bytes_ = std::max(closed_peak_bytes_, window_bytes_);
+    window_index_ = index;
+    window_bytes_ = 0;
+  };
+  advance_to(rel / w);
   if (occupancy == 0) {
-    window_bytes_[static_cast<size_t>(first)] += static_cast<double>(bytes);
+    window_bytes_ += static_cast<double>(bytes);
     return;
   }
-  // Spread the bytes evenly over the cycles the transfer occupies the channel.
+  // Spread the bytes evenly over the cycles the transfer occupies the channel; windows it
+  // covers completely all get the same share, so one of them stands for all.
   const double per_cycle = static_cast<double>(bytes) / static_cast<double>(occupancy);
-  for (int64_t b = first; b <= last; ++b) {
-    const int64_t lo = std::max(rel, b * w), hi = std::min(rel + occupancy, (b + 1) * w);
-    window_bytes_[static_cast<size_t>(b)] += per_cycle * static_cast<double>(hi - lo);
-  }
+  const int64_t end = rel + occupancy;
+  const int64_t first_end = std::min(end, (window_index_ + 1) * w);
+  window_bytes_ += per_cycle * static_cast<double>(first_end - rel);
+  if (end <= first_end) return;
+  const int64_t last = (end - 1) / w;
+  if (last > window_index_ + 1) closed_peak_bytes_ = std::max(closed_peak_bytes_, per_cycle * static_cast<double>(w));
+  advance_to(last);
+  window_bytes_ = per_cycle * static_cast<double>(end - last * w);
 }
 
 double DramChannel::peak_bytes_per_cycle(int64_t end) const {
-  double peak = 0;
-  const int64_t span = std::max<int64_t>(1, end - origin_);
-  for (size_t b = 0; b < window_bytes_.size(); ++b) {
-    const int64_t lo = static_cast<int64_t>(b) * kPeakWindowCycles;
-    const int64_t len = std::max<int64_t>(1, std::min(kPeakWindowCycles, span - lo));
-    peak = std::max(peak, window_bytes_[b] / static_cast<double>(len));
-  }
-  return peak;
+  // The open window is the last one: clip its length at `end`.
+  const int64_t open_len = std::clamp<int64_t>(end - origin_ - window_index_ * kPeakWindowCycles, 1, kPeakWindowCycles);
+  return std::max(closed_peak_bytes_ / static_cast<double>(kPeakWindowCycles),
+                  window_bytes_ / static_cast<double>(open_len));
 }
 
 }  // namespace loom

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
 #include <systemc>
 
@@ -32,6 +31,8 @@ class DramChannel : public sc_core::sc_module {
   static constexpr int64_t kPeakWindowCycles = 1024;
 
  private:
+  // Transfers start in non-decreasing order (the channel is FIFO), so aligned windows
+  // close one after another and the peak can be kept in O(1) memory.
   void add_to_windows(int64_t start, int64_t occupancy, int64_t bytes);
 
   bool unlimited_ = true;
@@ -40,7 +41,9 @@ class DramChannel : public sc_core::sc_module {
   int64_t free_at_ = 0;  // first cycle the channel can start a new transfer
   int64_t origin_ = 0;
   int64_t read_bytes_ = 0, write_bytes_ = 0;
-  std::vector<double> window_bytes_;
+  int64_t window_index_ = 0;     // the open window
+  double window_bytes_ = 0;      // bytes in the open window
+  double closed_peak_bytes_ = 0; // most bytes in any closed (full-length) window
 };
 
 }  // namespace loom

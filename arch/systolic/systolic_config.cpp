@@ -30,10 +30,13 @@ std::string resolve_energy_table(const std::string& name, const std::string& bas
   if (name.rfind("<embedded>", 0) == 0) return name;
   const fs::path p(name);
   if (p.is_absolute()) return name;
-  if (!base_dir.empty() && fs::exists(fs::path(base_dir) / p)) return (fs::path(base_dir) / p).string();
+  // Absolute paths, so resolved_config.json works from any directory.
+  auto absolute = [](const fs::path& x) { return fs::absolute(x).lexically_normal().string(); };
+  const fs::path beside = fs::path(base_dir.empty() ? "." : base_dir) / p;
+  if (fs::exists(beside)) return absolute(beside);
   const fs::path shipped = fs::path(LOOM_SOURCE_DIR) / "configs" / p;
-  if (fs::exists(shipped)) return shipped.string();
-  return (fs::path(base_dir) / p).string();  // the loader reports it missing, with this path
+  if (fs::exists(shipped)) return absolute(shipped);
+  return absolute(beside);  // the loader reports it missing, with this path
 }
 
 }  // namespace
@@ -42,16 +45,19 @@ SystolicConfig parse_systolic_json(const Json& json, const std::string& file, co
   JsonReader r(json, file, "");
   SystolicConfig c;
   c.source_file = file;
-  r.string("schema", "loom-arch/1");
+  r.choice("schema", {"loom-arch/1"}, "loom-arch/1");
   c.name = r.string("name");
   c.description = r.string("description", "");
   r.choice("kind", {"systolic"}, "systolic");
-  r.string("source", "");
+  c.source = r.string("source", "");
   c.clock_hz = r.positive_number("clock_hz");
+  if (c.clock_hz < 1e3 || c.clock_hz > 1e12) r.fail("clock_hz", "expected a clock between 1e3 and 1e12 Hz");
 
   JsonReader array = r.object("array");
   c.rows = array.positive_integer("rows");
   c.cols = array.positive_integer("cols");
+  if (c.rows > kMaxArrayDimension) array.fail("rows", "expected at most " + std::to_string(kMaxArrayDimension));
+  if (c.cols > kMaxArrayDimension) array.fail("cols", "expected at most " + std::to_string(kMaxArrayDimension));
   c.dataflow = parse_dataflow(array.choice("dataflow", {"ws", "is", "os"}));
   array.finish();
 
@@ -61,9 +67,14 @@ SystolicConfig parse_systolic_json(const Json& json, const std::string& file, co
   const int64_t default_acc_bits = 32;  // partial sums accumulate in 32 bits for every type
   if (const Json* wb = r.optional_value("word_bits")) {
     JsonReader w(*wb, file, "word_bits");
-    c.ifmap_bits = static_cast<int>(w.positive_integer("ifmap", default_bits));
-    c.filter_bits = static_cast<int>(w.positive_integer("filter", default_bits));
-    c.ofmap_bits = static_cast<int>(w.positive_integer("ofmap", default_acc_bits));
+    auto bits = [&](const char* key, int64_t fallback) {
+      const int64_t b = w.positive_integer(key, fallback);
+      if (b > 64) w.fail(key, "expected a word width of 1 to 64 bits, got " + std::to_string(b));
+      return static_cast<int>(b);
+    };
+    c.ifmap_bits = bits("ifmap", default_bits);
+    c.filter_bits = bits("filter", default_bits);
+    c.ofmap_bits = bits("ofmap", default_acc_bits);
     w.finish();
   } else {
     c.ifmap_bits = c.filter_bits = static_cast<int>(default_bits);
@@ -73,6 +84,7 @@ SystolicConfig parse_systolic_json(const Json& json, const std::string& file, co
   JsonReader sram = r.object("sram");
   auto kib = [&](const char* key) {
     const double v = sram.positive_number(key);
+    if (v > kMaxSramKib) sram.fail(key, "expected at most " + std::to_string(kMaxSramKib) + " KiB");
     const double bytes = v * 1024.0;
     if (bytes != static_cast<double>(static_cast<int64_t>(bytes))) {
       sram.fail(key, "expected a size in KiB that is a whole number of bytes");
@@ -85,9 +97,10 @@ SystolicConfig parse_systolic_json(const Json& json, const std::string& file, co
   c.sram.double_buffered = sram.boolean("double_buffered", true);
   if (const Json* bw = sram.optional_value("words_per_cycle")) {
     JsonReader w(*bw, file, "sram.words_per_cycle");
-    c.sram.ifmap_words_per_cycle = w.positive_integer("ifmap", 0);
-    c.sram.filter_words_per_cycle = w.positive_integer("filter", 0);
-    c.sram.ofmap_words_per_cycle = w.positive_integer("ofmap", 0);
+    // 0 (or absent) = as wide as the array edge needs.
+    c.sram.ifmap_words_per_cycle = w.non_negative_integer("ifmap", 0);
+    c.sram.filter_words_per_cycle = w.non_negative_integer("filter", 0);
+    c.sram.ofmap_words_per_cycle = w.non_negative_integer("ofmap", 0);
     w.finish();
   }
   sram.finish();
@@ -110,7 +123,13 @@ SystolicConfig parse_systolic_json(const Json& json, const std::string& file, co
     // GB/s (10^9 bytes per second) divided by the clock gives bytes per cycle.
     c.dram.bytes_per_cycle = dram.positive_number("bandwidth_gb_s") * 1e9 / c.clock_hz;
   }
+  if (!c.dram.unlimited && (c.dram.bytes_per_cycle < 1.0 / 1024 || c.dram.bytes_per_cycle > 1e9)) {
+    dram.fail(has_bytes ? "bandwidth_bytes_per_cycle" : "bandwidth_gb_s",
+              "expected a bandwidth between 1/1024 and 1e9 bytes per cycle, got " +
+                  Json(c.dram.bytes_per_cycle).dump() + " bytes per cycle");
+  }
   c.dram.latency_cycles = dram.non_negative_integer("latency_cycles", 0);
+  if (c.dram.latency_cycles > 1'000'000'000) dram.fail("latency_cycles", "expected at most 10^9 cycles");
   if (c.dram.unlimited && c.dram.latency_cycles != 0) {
     dram.fail("latency_cycles", "an \"unlimited\" DRAM is ideal memory: latency_cycles must be 0 (or omitted)");
   }
@@ -166,6 +185,7 @@ Json SystolicConfig::to_json() const {
   return {{"schema", "loom-arch/1"},
           {"name", name},
           {"description", description},
+          {"source", source},
           {"kind", "systolic"},
           {"clock_hz", clock_hz},
           {"array", {{"rows", rows}, {"cols", cols}, {"dataflow", name_of(dataflow)}}},

@@ -12,6 +12,10 @@
 namespace loom {
 
 enum class Dataflow { ws, is, os };
+
+// Input bounds that keep derived counts and simulated time far from overflow.
+inline constexpr int64_t kMaxArrayDimension = 65536;
+inline constexpr int64_t kMaxSramKib = int64_t{1} << 30;  // 1 TiB
 const char* name_of(Dataflow d);
 
 struct SramSpec {
@@ -35,6 +39,7 @@ struct DramSpec {
 struct SystolicConfig {
   std::string name;
   std::string description;
+  std::string source;                   // citation of the parameters
   std::string source_file;              // where it was loaded from ("<embedded>" for defaults)
   int64_t rows = 0, cols = 0;
   Dataflow dataflow = Dataflow::ws;

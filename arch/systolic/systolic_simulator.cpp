@@ -5,6 +5,7 @@
 #include "arch/systolic/dram_traffic.h"
 #include "arch/systolic/systolic_energy.h"
 #include "arch/systolic/systolic_engine.h"
+#include "sim/error.h"
 
 namespace loom {
 
@@ -22,7 +23,18 @@ struct PlannedLayer {
   std::vector<FoldJob> jobs;
 };
 
-PlannedLayer plan_layer(const Layer& layer, const SystolicConfig& c, const ArrayGeometry& geometry) {
+// Limits that keep one run within memory and within SystemC's time range (2^64 ps).
+constexpr int64_t kMaxFoldsPerLayer = 100'000'000;
+constexpr double kMaxSimulatedCycles = 1e15;
+
+PlannedLayer plan_layer(const Layer& layer, const SystolicConfig& c, const ArrayGeometry& geometry,
+                        const std::string& workload_file) {
+  const int64_t folds_needed = fold_count(layer.gemm_view(), geometry);
+  if (folds_needed > kMaxFoldsPerLayer) {
+    throw InputError(workload_file, "layer '" + layer.name + "'",
+                     "needs " + std::to_string(folds_needed) + " folds on a " + std::to_string(c.rows) + "x" +
+                         std::to_string(c.cols) + " array; loom simulates up to 10^8 folds per layer");
+  }
   PlannedLayer p;
   LayerResult& r = p.result;
   r.name = layer.name;
@@ -58,7 +70,23 @@ NetworkResult simulate_network(const SystolicConfig& c, const Network& network, 
   // Plan every layer first: an impossible layer is reported before any simulation runs.
   std::vector<PlannedLayer> planned;
   planned.reserve(network.layers.size());
-  for (const Layer& layer : network.layers) planned.push_back(plan_layer(layer, c, geometry));
+  double cycles_bound = 0;  // an upper bound on simulated time, checked before running
+  for (const Layer& layer : network.layers) {
+    planned.push_back(plan_layer(layer, c, geometry, network.source_file));
+    const LayerResult& r = planned.back().result;
+    const double dram_bytes = static_cast<double>(r.ifmap_fill_writes) * c.ifmap_bits / 8 +
+                              static_cast<double>(r.filter_fill_writes) * c.filter_bits / 8 +
+                              static_cast<double>(r.ofmap_fill_writes + r.ofmap_drain_reads) * c.ofmap_bits / 8;
+    const double port = static_cast<double>(r.sram.ifmap_reads + r.sram.filter_reads + r.sram.ofmap_reads +
+                                            r.sram.ofmap_writes);
+    cycles_bound += static_cast<double>(r.cycles_compute) + port +
+                    (c.dram.unlimited ? 0.0 : dram_bytes / c.dram.bytes_per_cycle + 3.0 * r.folds * (c.dram.latency_cycles + 1));
+  }
+  if (cycles_bound > kMaxSimulatedCycles) {
+    throw InputError(network.source_file, "layers",
+                     "this network could take up to " + Json(cycles_bound).dump() + " cycles on " + c.name +
+                         "; loom simulates up to 10^15 cycles per run");
+  }
 
   SystolicEngine& engine = systolic_engine();
   engine.configure(c);
