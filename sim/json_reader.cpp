@@ -2,19 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "sim/error.h"
+#include "sim/text_file.h"
 
 namespace loom {
 
 Json load_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, "", "cannot open file (does it exist and is it readable?)");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  const std::string text = read_text_file(path);
   try {
     return Json::parse(text);
   } catch (const Json::parse_error& e) {

@@ -1,10 +1,9 @@
 #include "workloads/network.h"
 
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "sim/error.h"
+#include "sim/text_file.h"
 
 namespace loom {
 
@@ -90,13 +89,7 @@ Network load_workload(const std::string& path) {
     return path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;
   };
   if (ends_with(".json")) return load_network_json(path);
-  if (ends_with(".csv")) {
-    std::ifstream in(path);
-    if (!in) throw InputError(path, "", "cannot open file (does it exist and is it readable?)");
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    return parse_scalesim_csv(buffer.str(), path);
-  }
+  if (ends_with(".csv")) return parse_scalesim_csv(read_text_file(path), path);
   throw InputError(path, "--workload", "expected a .json network file or a SCALE-Sim .csv topology");
 }
 

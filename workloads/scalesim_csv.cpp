@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "sim/error.h"
+#include "sim/text_file.h"
 #include "workloads/network.h"
 
 namespace loom {
@@ -52,18 +53,6 @@ constexpr const char* kConvHeader =
     "'Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, "
     "Strides,' (convolutions; an optional 9th column is the stride width)";
 constexpr const char* kGemmHeader = "'Layer, M, N, K,' (GEMMs)";
-
-std::string trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
-
-std::string lower(std::string s) {
-  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
 
 struct Row {
   int line = 0;                    // 1-based
@@ -143,10 +132,10 @@ int64_t positive_cell(const Row& row, size_t index, const std::string& column,
 
 bool is_gemm_header(const Row& header) {
   if (header.cells.size() != 4) return false;
-  const std::string first = lower(header.cells[0]);
+  const std::string first = to_lower(header.cells[0]);
   return (first == "layer" || first == "layer name" || first == "layer_name" || first == "name") &&
-         lower(header.cells[1]) == "m" && lower(header.cells[2]) == "n" &&
-         lower(header.cells[3]) == "k";
+         to_lower(header.cells[1]) == "m" && to_lower(header.cells[2]) == "n" &&
+         to_lower(header.cells[3]) == "k";
 }
 
 // Smallest per-side padding P with floor((H + 2P - R) / S) + 1 == ceil((H - R) / S) + 1.
@@ -237,7 +226,7 @@ Network parse_scalesim_csv(const std::string& text, const std::string& file) {
                          " or " + kGemmHeader + "; the file is empty");
   }
   const Row& header = rows.front();
-  const bool conv = lower(header.text).find("ifmap") != std::string::npos;
+  const bool conv = to_lower(header.text).find("ifmap") != std::string::npos;
   if (!conv && !is_gemm_header(header)) {
     throw InputError(file, at_line(header.line),
                      std::string("expected a SCALE-Sim topology header, either ") + kConvHeader +

@@ -41,22 +41,11 @@
 
 #include "arch/systolic/systolic_config.h"
 #include "sim/error.h"
+#include "sim/text_file.h"
 
 namespace loom {
 
 namespace {
-
-std::string trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
-
-std::string lower(std::string s) {
-  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
 
 struct KeySpec {
   const char* name;  // SCALE-Sim's spelling, used in messages
@@ -115,7 +104,7 @@ const std::vector<SectionSpec>& sections() {
 }
 
 const SectionSpec* find_section(const std::string& name) {
-  const std::string l = lower(name);
+  const std::string l = to_lower(name);
   for (const SectionSpec& s : sections()) {
     if (l == s.name) return &s;
   }
@@ -123,9 +112,9 @@ const SectionSpec* find_section(const std::string& name) {
 }
 
 const KeySpec* find_key(const SectionSpec& section, const std::string& key) {
-  const std::string l = lower(key);
+  const std::string l = to_lower(key);
   for (const KeySpec& k : section.keys) {
-    if (l == lower(k.name)) return &k;
+    if (l == to_lower(k.name)) return &k;
   }
   return nullptr;
 }
@@ -226,7 +215,7 @@ std::map<std::string, Section> parse_ini(const std::string& text, const std::str
                          "unknown key in [" + std::string(spec.name) + "]; accepted keys (case-insensitive): " +
                              accepted_keys(spec));
       }
-      auto [it, inserted] = current->entries.emplace(lower(e.key), e);
+      auto [it, inserted] = current->entries.emplace(to_lower(e.key), e);
       if (!inserted) {
         throw InputError(file, at_key(e),
                          "key appears twice in [" + std::string(spec.name) + "] (first on line " +
@@ -241,7 +230,7 @@ std::map<std::string, Section> parse_ini(const std::string& text, const std::str
 const Entry* lookup(const std::map<std::string, Section>& ini, const char* section, const char* key) {
   const auto s = ini.find(section);
   if (s == ini.end()) return nullptr;
-  const auto e = s->second.entries.find(lower(key));
+  const auto e = s->second.entries.find(to_lower(key));
   return e == s->second.entries.end() ? nullptr : &e->second;
 }
 
@@ -291,7 +280,7 @@ SystolicConfig parse_scalesim_cfg(const std::string& text, const std::string& fi
   c.sram.double_buffered = true;
 
   const Entry& df = required(ini, "architecture_presets", "Dataflow", "ws", file);
-  const std::string dfl = lower(df.value);
+  const std::string dfl = to_lower(df.value);
   if (dfl == "ws") {
     c.dataflow = Dataflow::ws;
   } else if (dfl == "is") {
@@ -306,7 +295,7 @@ SystolicConfig parse_scalesim_cfg(const std::string& text, const std::string& fi
   c.ifmap_bits = c.filter_bits = c.ofmap_bits = 8;
 
   const Entry& mode = required(ini, "run_presets", "InterfaceBandwidth", "USER", file);
-  const std::string model = lower(mode.value);
+  const std::string model = to_lower(mode.value);
   std::string dram_text;
   c.dram.latency_cycles = 0;
   if (model == "calc") {

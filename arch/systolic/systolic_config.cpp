@@ -1,10 +1,9 @@
 #include "arch/systolic/systolic_config.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "sim/error.h"
+#include "sim/text_file.h"
 
 namespace loom {
 
@@ -154,13 +153,7 @@ SystolicConfig load_systolic_config(const std::string& path) {
   if (ext == ".json") {
     return parse_systolic_json(load_json_file(path), path, fs::path(path).parent_path().string());
   }
-  if (ext == ".cfg") {
-    std::ifstream in(path);
-    if (!in) throw InputError(path, "", "cannot open file (does it exist and is it readable?)");
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    return parse_scalesim_cfg(buffer.str(), path);
-  }
+  if (ext == ".cfg") return parse_scalesim_cfg(read_text_file(path), path);
   throw InputError(path, "--arch", "expected a loom .json architecture or a SCALE-Sim .cfg file");
 }
 
