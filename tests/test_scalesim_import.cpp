@@ -324,3 +324,18 @@ TEST_CASE("SCALE-Sim cfg: bad inputs name the file and the line or key") {
   cfg_error(good + "[general]\n", "line 13");
   cfg_error(replace("[general]", "[general"), "line 1");
 }
+
+TEST_CASE("scalesim cfg: the same size limits as loom JSON architectures") {
+  const std::string cfg =
+      "[general]\nrun_name = big\n[architecture_presets]\nArrayHeight : 100000\nArrayWidth : 32\n"
+      "IfmapSramSzkB : 64\nFilterSramSzkB : 64\nOfmapSramSzkB : 64\nDataflow : ws\n"
+      "[run_presets]\nInterfaceBandwidth : CALC\n";
+  try {
+    loom::parse_scalesim_cfg(cfg, "big.cfg");
+    FAIL("expected an InputError");
+  } catch (const loom::InputError& e) {
+    CHECK(std::string(e.what()).find("big.cfg") != std::string::npos);
+    CHECK(std::string(e.what()).find("ArrayHeight") != std::string::npos);
+    CHECK(std::string(e.what()).find("65536") != std::string::npos);
+  }
+}

@@ -67,6 +67,7 @@ Network parse_network_json(const Json& json, const std::string& file) {
   r.string("description", "");
   r.choice("schema", {"loom-network/1"}, "loom-network/1");
   net.batch = r.positive_integer("batch", 1);
+  if (net.batch > kMaxLayerDimension) r.fail("batch", "must be at most " + std::to_string(kMaxLayerDimension));
   std::set<std::string> names;
   for (JsonReader& lr : r.array_of_objects("layers")) {
     net.layers.push_back(parse_layer(lr, net.batch));

@@ -268,15 +268,18 @@ SystolicConfig parse_scalesim_cfg(const std::string& text, const std::string& fi
   c.name = run_name && !run_name->value.empty() ? run_name->value : std::filesystem::path(file).stem().string();
   if (c.name.empty()) c.name = "scalesim_config";
 
-  auto positive = [&](const char* key, const char* example) {
+  // The same bounds as loom's JSON architectures (systolic_config.h).
+  auto positive = [&](const char* key, const char* example, int64_t at_most) {
     const Entry& e = required(ini, "architecture_presets", key, example, file);
-    return positive_integer(e.value, e, file);
+    const int64_t v = positive_integer(e.value, e, file);
+    if (v > at_most) throw InputError(file, at_key(e), "expected at most " + std::to_string(at_most));
+    return v;
   };
-  c.rows = positive("ArrayHeight", "32");
-  c.cols = positive("ArrayWidth", "32");
-  c.sram.ifmap_bytes = positive("IfmapSramSzkB", "64") * 1024;
-  c.sram.filter_bytes = positive("FilterSramSzkB", "64") * 1024;
-  c.sram.ofmap_bytes = positive("OfmapSramSzkB", "64") * 1024;
+  c.rows = positive("ArrayHeight", "32", kMaxArrayDimension);
+  c.cols = positive("ArrayWidth", "32", kMaxArrayDimension);
+  c.sram.ifmap_bytes = positive("IfmapSramSzkB", "64", kMaxSramKib) * 1024;
+  c.sram.filter_bytes = positive("FilterSramSzkB", "64", kMaxSramKib) * 1024;
+  c.sram.ofmap_bytes = positive("OfmapSramSzkB", "64", kMaxSramKib) * 1024;
   c.sram.double_buffered = true;
 
   const Entry& df = required(ini, "architecture_presets", "Dataflow", "ws", file);
@@ -314,6 +317,7 @@ SystolicConfig parse_scalesim_cfg(const std::string& text, const std::string& fi
       if (comma == std::string::npos) break;
       start = comma + 1;
     }
+    if (min_bw > 1'000'000'000) throw InputError(file, at_key(bw), "expected at most 1e9 words per cycle");
     c.dram.unlimited = false;
     c.dram.bytes_per_cycle = static_cast<double>(min_bw);
     dram_text = "InterfaceBandwidth USER: " + std::to_string(min_bw) + " bytes/cycle DRAM, zero latency";
