@@ -10,8 +10,9 @@ that can import numpy and tqdm (SCALE-Sim's own requirements). Pass it with --py
 let the script pick the first of this interpreter and /usr/bin/python3 that imports both.
 Nothing else in the repository uses this script. Without a checkout it exits with status 2.
 
-What it does, all in a temporary directory (or --workdir):
-  1. writes one SCALE-Sim .cfg matching loom's default array: 128x128 weight-stationary,
+What it does, in a temporary directory removed at the end (or in --workdir, kept):
+  1. writes one SCALE-Sim .cfg matching loom's default array: 128x128 weight-stationary
+     (--array N and --dataflow ws/is/os change the array and the dataflow),
      1024 kB ifmap / 1024 kB filter / 512 kB ofmap scratchpads, InterfaceBandwidth CALC
      (SCALE-Sim then reports stall-free timing; loom treats such a .cfg as unlimited DRAM);
   2. converts workloads/networks/resnet50.json (or --network) into a SCALE-Sim conv
@@ -55,8 +56,8 @@ CFG_TEXT = f"""[general]
 run_name = {RUN_NAME}
 
 [architecture_presets]
-ArrayHeight:    128
-ArrayWidth:     128
+ArrayHeight:    {{ROWS}}
+ArrayWidth:     {{COLS}}
 IfmapSramSzkB:    1024
 FilterSramSzkB:   1024
 OfmapSramSzkB:    512
@@ -64,7 +65,7 @@ IfmapOffset:    0
 FilterOffset:   10000000
 OfmapOffset:    20000000
 Bandwidth : 10
-Dataflow : ws
+Dataflow : {{DATAFLOW}}
 MemoryBanks:   1
 ReadRequestBuffer: 32
 WriteRequestBuffer: 32
@@ -212,7 +213,7 @@ def run_loom(loom, cfg, workload, out_dir, repeats):
             die(f"loom failed ({proc.returncode}) on {workload}:\n{proc.stdout}{proc.stderr}", 1)
     with open(os.path.join(out_dir, "report.json")) as f:
         report = json.load(f)
-    cycles = [(l["name"], l["cycles"]["compute"], l["cycles"]["total"]) for l in report["layers"]]
+    cycles = [(x["name"], x["cycles"]["compute"], x["cycles"]["total"]) for x in report["layers"]]
     return statistics.median(times), times, cycles
 
 
@@ -220,6 +221,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--scalesim", required=True,
                     help="SCALE-Sim v2 checkout (the directory that holds scalesim/scale.py)")
+    ap.add_argument("--dataflow", choices=["ws", "is", "os"], default="ws")
+    ap.add_argument("--array", type=int, default=128, help="array rows = cols (default 128)")
     ap.add_argument("--layers", type=int, default=None,
                     help="compare only the first N layers (default: all)")
     ap.add_argument("--network", default=os.path.join(REPO, "workloads", "networks", "resnet50.json"))
@@ -230,6 +233,9 @@ def main():
                     help="seconds allowed per SCALE-Sim layer run (default: none)")
     ap.add_argument("--budget", type=float, default=None,
                     help="stop starting SCALE-Sim layers after this many seconds in total")
+    ap.add_argument("--one-process", action="store_true",
+                    help="also time one SCALE-Sim process over all compared layers (how it is "
+                         "usually run: one Python start-up instead of one per layer)")
     ap.add_argument("--full-pad", action="store_true",
                     help="IFMAP size = input + 2*padding (see to_scalesim_rows)")
     ap.add_argument("--workdir", default=None, help="keep generated files here (default: temp)")
@@ -256,15 +262,17 @@ def main():
 
     workdir = args.workdir or tempfile.mkdtemp(prefix="loom_vs_scalesim_")
     os.makedirs(workdir, exist_ok=True)
-    cfg = os.path.join(workdir, "loom_compare_128x128_ws.cfg")
+    shape = f"{args.array}x{args.array}_{args.dataflow}"
+    cfg = os.path.join(workdir, f"loom_compare_{shape}.cfg")
     with open(cfg, "w") as f:
-        f.write(CFG_TEXT)
+        f.write(CFG_TEXT.replace("{ROWS}", str(args.array)).replace("{COLS}", str(args.array))
+                .replace("{DATAFLOW}", args.dataflow))
     write_csv(os.path.join(workdir, "network.csv"), rows)
 
     print(f"SCALE-Sim: {checkout} (python: {python})")
     print(f"loom:      {args.loom}")
     print(f"workdir:   {workdir}")
-    print(f"config:    128x128 ws, 1024/1024/512 kB, CALC; {len(rows)} layers requested")
+    print(f"config:    {args.array}x{args.array} {args.dataflow}, 1024/1024/512 kB, CALC; {len(rows)} layers requested")
     try:
         load = os.getloadavg()
         print(f"load avg:  {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
@@ -317,6 +325,18 @@ def main():
         assert name == r["name"], (name, r["name"])
         assert compute == r["loom_compute_cycles"], name
 
+    one = None
+    if args.one_process:
+        out = os.path.join(workdir, "scalesim_all")
+        rc, seconds = run_scalesim(python, checkout, cfg, compared_csv, out,
+                                   os.path.join(workdir, "scalesim_all.log"), None)
+        report = read_compute_report(out) if rc == 0 else None
+        if not report or len(report) != len(results):
+            die(f"SCALE-Sim failed on all compared layers in one process (exit {rc}); "
+                f"log: {os.path.join(workdir, 'scalesim_all.log')}", 1)
+        same = all(t - st == r["scalesim_compute_cycles"] for (t, st), r in zip(report, results))
+        one = {"seconds": seconds, "cycles_match_per_layer_runs": same}
+
     print()
     head = (f"{'#':>2} {'layer':22s} {'SCALE-Sim s':>11} {'loom s':>9} {'speedup':>9} "
             f"{'SCALE-Sim cyc':>13} {'loom cyc':>10} {'loom-SS':>7}  equal")
@@ -337,22 +357,34 @@ def main():
           f"{ss_total / loom_sum:8.0f}x {ss_cycles:13d} {loom_cycles:10d} "
           f"{loom_cycles - ss_cycles:+7d}")
     print(f"   {'loom, one run, all':22s} {'':11s} {all_med:9.4f} {ss_total / all_med:8.0f}x")
+    if one:
+        print(f"   {'SCALE-Sim, one process':22s} {one['seconds']:11.2f} {all_med:9.4f} "
+              f"{one['seconds'] / all_med:8.0f}x  (cycles as per-layer runs: "
+              f"{'yes' if one['cycles_match_per_layer_runs'] else 'NO'})")
     print()
     print(f"{len(results)} layers; cycles equal on {equal}/{len(results)}; "
           f"SCALE-Sim {ss_total:.1f} s (sum of per-layer processes) vs loom {all_med * 1000:.1f} ms "
           f"(median of {args.repeats} runs over the same layers) = {ss_total / all_med:.0f}x")
+    diffs = {r["loom_compute_cycles"] - r["scalesim_compute_cycles"] for r in results}
+    if diffs - {0}:
+        print(f"cycle differences seen (loom - SCALE-Sim): {sorted(diffs)}; loom --scalesim-compat "
+              "is meant to reproduce SCALE-Sim exactly (docs/systolic-conventions.md)")
     stalls = [r for r in results if r["scalesim_stall_cycles"]]
     if stalls:
-        print(f"note: SCALE-Sim reported stall cycles on {len(stalls)} layers (CALC mode should not)")
+        print(f"note: SCALE-Sim reported stall cycles on {len(stalls)} layers under CALC "
+              "(some SCALE-Sim versions charge ofmap-buffer drains); compared Total - Stall")
 
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"scalesim_checkout": checkout, "python": python, "loom": args.loom,
                        "cfg": CFG_TEXT, "repeats": args.repeats, "layers": results,
                        "loom_all_layers_s": all_med, "loom_all_layers_runs_s": all_times,
-                       "scalesim_total_s": ss_total, "cpu_count": os.cpu_count(),
+                       "scalesim_total_s": ss_total, "scalesim_one_process": one,
+                       "cpu_count": os.cpu_count(),
                        "loadavg_end": list(os.getloadavg())}, f, indent=1)
         print(f"results: {args.json}")
+    if not args.workdir:
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":

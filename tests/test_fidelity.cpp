@@ -102,7 +102,8 @@ TEST_CASE("fidelity: fast cycle model == PE-level model on random layers, all da
         CAPTURE(layer.gemm_view().m);
         CAPTURE(layer.gemm_view().n);
         CAPTURE(layer.gemm_view().k);
-        CHECK(fast.cycles_total == detailed.cycles);
+        // Under SCALE-Sim's conventions a layer reports the index of its last cycle.
+        CHECK(fast.cycles_total == detailed.cycles - (compat ? 1 : 0));
         CHECK(fast.cycles_stall == 0);
         CHECK(fast.macs == detailed.macs);
         CHECK(fast.sram == detailed.sram);

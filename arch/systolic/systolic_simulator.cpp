@@ -105,6 +105,11 @@ NetworkResult simulate_network(const SystolicConfig& c, const Network& network, 
   for (size_t i = 0; i < planned.size(); ++i) {
     LayerResult r = std::move(planned[i].result);
     r.cycles_total = timings[i].cycles;
+    if (options.scalesim_compat) {
+      // SCALE-Sim reports the index of a layer's last cycle (N - 1), not the count N.
+      r.cycles_total -= 1;
+      r.cycles_compute -= 1;
+    }
     r.cycles_stall = r.cycles_total - r.cycles_compute;
     r.dram_read_bytes = timings[i].dram_read_bytes;
     r.dram_write_bytes = timings[i].dram_write_bytes;
