@@ -21,6 +21,7 @@ int64_t words_in(int64_t bytes, int bits) { return ceil_div(bytes * 8, bits); }
 struct PlannedLayer {
   LayerResult result;
   std::vector<FoldJob> jobs;
+  int64_t dram_bytes = 0;  // planned reads + writes
 };
 
 // Limits that keep one run within memory and within SystemC's time range (2^64 ps).
@@ -59,6 +60,7 @@ PlannedLayer plan_layer(const Layer& layer, const SystolicConfig& c, const Array
     r.ofmap_drain_reads += words_in(t.ofmap_write_bytes, c.ofmap_bits);
   }
   r.folds = static_cast<int64_t>(folds.size());
+  p.dram_bytes = traffic.read_bytes + traffic.write_bytes;
   return p;
 }
 
@@ -74,13 +76,12 @@ NetworkResult simulate_network(const SystolicConfig& c, const Network& network, 
   for (const Layer& layer : network.layers) {
     planned.push_back(plan_layer(layer, c, geometry, network.source_file));
     const LayerResult& r = planned.back().result;
-    const double dram_bytes = static_cast<double>(r.ifmap_fill_writes) * c.ifmap_bits / 8 +
-                              static_cast<double>(r.filter_fill_writes) * c.filter_bits / 8 +
-                              static_cast<double>(r.ofmap_fill_writes + r.ofmap_drain_reads) * c.ofmap_bits / 8;
     const double port = static_cast<double>(r.sram.ifmap_reads + r.sram.filter_reads + r.sram.ofmap_reads +
                                             r.sram.ofmap_writes);
-    cycles_bound += static_cast<double>(r.cycles_compute) + port +
-                    (c.dram.unlimited ? 0.0 : dram_bytes / c.dram.bytes_per_cycle + 3.0 * r.folds * (c.dram.latency_cycles + 1));
+    const double dram = c.dram.unlimited ? 0.0
+                                         : static_cast<double>(planned.back().dram_bytes) / c.dram.bytes_per_cycle +
+                                               3.0 * static_cast<double>(r.folds) * (c.dram.latency_cycles + 1);
+    cycles_bound += static_cast<double>(r.cycles_compute) + port + dram;
   }
   if (cycles_bound > kMaxSimulatedCycles) {
     throw InputError(network.source_file, "layers",
