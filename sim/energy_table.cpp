@@ -32,8 +32,7 @@ EnergyTable EnergyTable::parse(const Json& json, const std::string& file) {
   r.value("sources");
 
   JsonReader macs = r.object("mac_pj");
-  for (DataType d : {DataType::fp32, DataType::fp16, DataType::bf16, DataType::int16, DataType::int8, DataType::int4,
-                     DataType::int1}) {
+  for (DataType d : kAllDataTypes) {
     if (!macs.has(name_of(d))) continue;
     JsonReader e = macs.object(name_of(d));
     const auto i = static_cast<size_t>(d);

@@ -29,8 +29,8 @@ class EnergyTable {
  private:
   struct SramPoint { double capacity_bytes, pj_per_64b; };
   std::string name_, file_;
-  std::array<double, 7> mac_pj_{};
-  std::array<bool, 7> has_mac_{};
+  std::array<double, kAllDataTypes.size()> mac_pj_{};
+  std::array<bool, kAllDataTypes.size()> has_mac_{};
   std::vector<SramPoint> sram_;
   std::map<std::string, double> dram_pj_per_bit_;
 };

@@ -29,8 +29,7 @@ const char* name_of(DataType t) {
 }
 
 std::optional<DataType> parse_data_type(const std::string& name) {
-  for (DataType t : {DataType::fp32, DataType::fp16, DataType::bf16, DataType::int16, DataType::int8, DataType::int4,
-                     DataType::int1}) {
+  for (DataType t : kAllDataTypes) {
     if (name == name_of(t)) return t;
   }
   return std::nullopt;

@@ -60,8 +60,10 @@ SystolicConfig parse_systolic_json(const Json& json, const std::string& file, co
   c.dataflow = parse_dataflow(array.choice("dataflow", {"ws", "is", "os"}));
   array.finish();
 
-  const std::string dtype = r.choice("data_type", {"fp32", "fp16", "bf16", "int16", "int8", "int4", "int1"}, "int8");
-  c.data_type = *parse_data_type(dtype);
+  const std::string dtype = r.string("data_type", "int8");
+  const std::optional<DataType> parsed = parse_data_type(dtype);
+  if (!parsed) r.fail("data_type", std::string("expected one of ") + kDataTypeNames + ", got \"" + dtype + "\"");
+  c.data_type = *parsed;
   const int64_t default_bits = bits_of(c.data_type);
   const int64_t default_acc_bits = 32;  // partial sums accumulate in 32 bits for every type
   if (const Json* wb = r.optional_value("word_bits")) {
