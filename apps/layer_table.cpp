@@ -18,8 +18,7 @@ constexpr const char* kRowFormat = "%-*s %8s %6s %7s %6lld %13lld %12lld %6.1f%%
 
 void row(std::string& out, int width, const LayerResult& l, const NetworkResult& run) {
   const std::string name = l.name.size() > static_cast<size_t>(width) ? l.name.substr(0, width) : l.name;
-  const bool total = l.kind == "network";  // no single GEMM shape
-  auto dim = [&](int64_t v) { return total ? std::string("-") : std::to_string(v); };
+  auto dim = [&](int64_t v) { return l.has_gemm_shape() ? std::to_string(v) : std::string("-"); };
   line(out, kRowFormat, width, name.c_str(), dim(l.gemm.m).c_str(), dim(l.gemm.n).c_str(), dim(l.gemm.k).c_str(),
        static_cast<long long>(l.folds), static_cast<long long>(l.cycles_total),
        static_cast<long long>(l.cycles_stall), 100.0 * l.utilization(run.array_pes),

@@ -62,7 +62,7 @@ Json layer_to_json(const LayerResult& l, const NetworkResult& run) {
         {"dram", e.dram_pj},
         {"total", e.total_pj()}}},
   };
-  if (l.kind != "network") {  // totals have no single GEMM shape
+  if (l.has_gemm_shape()) {
     j["gemm"] = {{"m", l.gemm.m}, {"n", l.gemm.n}, {"k", l.gemm.k}, {"groups", l.gemm.groups}};
   }
   return j;
@@ -105,10 +105,10 @@ std::string layers_to_csv(const NetworkResult& run) {
   auto row = [&](const LayerResult& l) {
     const EnergyBreakdown& e = l.energy;
     out << csv_quoted(l.name) << ',' << l.kind << ',';
-    if (l.kind == "network") {
-      out << ",,,,";  // totals have no single GEMM shape
-    } else {
+    if (l.has_gemm_shape()) {
       out << l.gemm.m << ',' << l.gemm.n << ',' << l.gemm.k << ',' << l.gemm.groups << ',';
+    } else {
+      out << ",,,,";
     }
     out << l.macs << ',' << l.folds << ',' << l.cycles_total << ',' << l.cycles_compute
         << ',' << l.cycles_stall << ',' << fmt(l.utilization(run.array_pes)) << ','

@@ -34,6 +34,8 @@ struct LayerResult {
   double dram_peak_bytes_per_cycle = 0;
   EnergyBreakdown energy;
 
+  // Network totals sum many layers and so have no single GEMM shape.
+  bool has_gemm_shape() const { return kind != "network"; }
   double utilization(int64_t pes) const;         // MACs / (PEs x total cycles)
   double mapping_efficiency(int64_t pes) const;  // MACs / (PEs x steady-state cycles)
   double dram_avg_bytes_per_cycle() const;
