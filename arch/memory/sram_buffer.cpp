@@ -4,9 +4,9 @@ namespace loom {
 
 SramBuffer::SramBuffer(sc_core::sc_module_name name) : sc_core::sc_module(name) {}
 
-void SramBuffer::configure(int64_t capacity_bytes, bool double_buffered, int64_t words_per_cycle) {
-  capacity_bytes_ = capacity_bytes;
-  double_buffered_ = double_buffered;
+void SramBuffer::configure(int slots, int64_t slot_bytes, int64_t words_per_cycle) {
+  slots_ = slots;
+  slot_bytes_ = slot_bytes;
   words_per_cycle_ = words_per_cycle;
 }
 

@@ -14,18 +14,18 @@ class SramBuffer : public sc_core::sc_module {
  public:
   explicit SramBuffer(sc_core::sc_module_name name);
 
+  // slots: 2 when double-buffered, else 1; slot_bytes: what one slot holds.
   // words_per_cycle == 0: the port is as wide as the array edge needs (never a limit).
-  void configure(int64_t capacity_bytes, bool double_buffered, int64_t words_per_cycle);
+  void configure(int slots, int64_t slot_bytes, int64_t words_per_cycle);
 
-  int slots() const { return double_buffered_ ? 2 : 1; }
-  int slot_of(size_t fold) const { return static_cast<int>(fold % static_cast<size_t>(slots())); }
-  int64_t slot_bytes() const { return double_buffered_ ? capacity_bytes_ / 2 : capacity_bytes_; }
+  int slots() const { return slots_; }
+  int64_t slot_bytes() const { return slot_bytes_; }
   // Cycles the port needs to move `words` words (0 when unlimited).
   int64_t port_cycles(int64_t words) const;
 
  private:
-  int64_t capacity_bytes_ = 0;
-  bool double_buffered_ = true;
+  int slots_ = 2;
+  int64_t slot_bytes_ = 0;
   int64_t words_per_cycle_ = 0;
 };
 

@@ -21,9 +21,10 @@ SystolicEngine& systolic_engine() {
 }
 
 void SystolicEngine::configure(const SystolicConfig& c) {
-  ifmap_.configure(c.sram.ifmap_bytes, c.sram.double_buffered, c.sram.ifmap_words_per_cycle);
-  filter_.configure(c.sram.filter_bytes, c.sram.double_buffered, c.sram.filter_words_per_cycle);
-  ofmap_.configure(c.sram.ofmap_bytes, c.sram.double_buffered, c.sram.ofmap_words_per_cycle);
+  const int slots = c.sram.double_buffered ? 2 : 1;
+  ifmap_.configure(slots, c.sram.working_bytes(c.sram.ifmap_bytes), c.sram.ifmap_words_per_cycle);
+  filter_.configure(slots, c.sram.working_bytes(c.sram.filter_bytes), c.sram.filter_words_per_cycle);
+  ofmap_.configure(slots, c.sram.working_bytes(c.sram.ofmap_bytes), c.sram.ofmap_words_per_cycle);
   dram_.configure(c.dram.unlimited, c.dram.bytes_per_cycle, c.dram.latency_cycles);
   slots_ = static_cast<size_t>(ifmap_.slots());
 }
