@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "apps/map_command.h"
 #include "apps/run_command.h"
 #include "sim/error.h"
 
@@ -25,6 +26,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   loom::RunArgs run_args;
   loom::add_run_command(app, run_args);
+  loom::MapArgs map_args;
+  loom::add_map_command(app, map_args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -35,6 +38,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (app.got_subcommand("run")) return loom::run_command(run_args);
+    if (app.got_subcommand("map")) return loom::map_command(map_args);
   } catch (const loom::InputError& e) {
     std::fprintf(stderr, "loom: error: %s\n", e.what());
     return 2;

@@ -7,10 +7,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include "apps/hierarchy_report.h"
 #include "apps/layer_table.h"
 #include "apps/report_writer.h"
+#include "arch/architecture.h"
 #include "arch/systolic/systolic_simulator.h"
+#include "mapper/network_mapper.h"
 #include "sim/embedded_files.h"
+#include "sim/error.h"
 
 namespace loom {
 
@@ -25,15 +29,16 @@ void add_run_command(CLI::App& app, RunArgs& args) {
   run->add_flag("--scalesim-compat", args.scalesim_compat,
                 "Use SCALE-Sim's fold timing conventions (docs/systolic-conventions.md)");
   run->add_flag("-q,--quiet", args.quiet, "Print only the totals line");
+  add_mapper_options(run, args.mapper, "Mapper (hierarchy architectures only)");
 }
 
 namespace {
 
-SystolicConfig load_arch(const std::string& path) {
-  if (!path.empty()) return load_systolic_config(path);
+Architecture load_arch(const std::string& path) {
+  if (!path.empty()) return load_architecture(path);
   SystolicConfig c = parse_systolic_json(Json::parse(embedded_file("default_arch")), "<embedded>:default_arch", "");
   c.energy_table = "<embedded>:default_energy";
-  return c;
+  return {c};
 }
 
 Network load_network(const std::string& path) {
@@ -41,11 +46,51 @@ Network load_network(const std::string& path) {
   return parse_network_json(Json::parse(embedded_file("default_workload")), "<embedded>:resnet50");
 }
 
+// A hierarchy has no fixed dataflow rule: every layer is mapped (one search per distinct
+// shape) and the best mapping is priced with the analytic model.
+int run_hierarchy(const RunArgs& args, const HierarchyConfig& arch, const Network& network) {
+  check_level_names_for_reports(arch);
+  if (args.scalesim_compat) {
+    throw InputError(arch.source_file, "--scalesim-compat",
+                     "SCALE-Sim conventions apply to systolic architectures only; this one is a hierarchy");
+  }
+  HierarchyRunContext ctx{&arch, &network, {dataflow_of(args.mapper, arch), search_options_of(args.mapper)}};
+  std::function<void(size_t, size_t)> progress;
+  if (!args.quiet && isatty(STDERR_FILENO)) {
+    progress = [](size_t done, size_t total) {
+      std::fprintf(stderr, "\rmapping layer %zu/%zu", done, total);
+      if (done == total) std::fprintf(stderr, "\r%*s\r", 40, "");
+    };
+  }
+  const std::vector<LayerMapping> layers = map_network(network, arch, ctx.mapper.dataflow, ctx.mapper.options, progress);
+  write_hierarchy_reports(args.out, layers, ctx);
+
+  const std::string table = format_hierarchy_table(layers, arch);
+  if (args.quiet) {
+    const size_t last = table.rfind('\n', table.size() - 2);
+    std::cout << table.substr(last + 1);
+  } else {
+    std::cout << network.name << " on " << arch.name << " (hierarchy, " << arch.total_pes() << " PEs, dataflow "
+              << ctx.mapper.dataflow << ", objective " << name_of(ctx.mapper.options.objective) << ")\n"
+              << table << "reports: " << args.out << "/report.json, " << args.out << "/layers.csv, " << args.out
+              << "/resolved_config.json\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int run_command(const RunArgs& args) {
-  const SystolicConfig config = load_arch(args.arch);
+  const Architecture arch = load_arch(args.arch);
   const Network network = load_network(args.workload);
+  if (arch.is_hierarchy()) return run_hierarchy(args, arch.hierarchy(), network);
+  // The systolic model has its dataflow built in; the mapper's options would be ignored.
+  if (const std::string given = args.mapper.first_given(); !given.empty()) {
+    throw InputError(arch.systolic().source_file, given,
+                     "mapper options apply to \"kind\": \"hierarchy\" architectures only; a systolic array runs "
+                     "its fixed dataflow (use `loom map` to search mappings of one layer on it)");
+  }
+  const SystolicConfig& config = arch.systolic();
   const EnergyTable energy = EnergyTable::load(config.energy_table);
 
   SimulationOptions options;

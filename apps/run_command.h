@@ -1,8 +1,12 @@
-// `loom run`: one architecture, one network, the cycle-level model; prints the per-layer
-// table and writes report.json, layers.csv and resolved_config.json.
+// `loom run`: one architecture, one network; prints the per-layer table and writes
+// report.json, layers.csv and resolved_config.json. A systolic architecture runs on the
+// cycle-level model; a "kind": "hierarchy" one is mapped layer by layer (mapper/) and
+// priced with the analytic cost model.
 #pragma once
 
 #include <string>
+
+#include "apps/map_command.h"
 
 namespace CLI { class App; }
 
@@ -14,6 +18,7 @@ struct RunArgs {
   std::string out = "loom-out";
   bool scalesim_compat = false;
   bool quiet = false;
+  MapperArgs mapper;  // hierarchy architectures only
 };
 
 void add_run_command(CLI::App& app, RunArgs& args);

@@ -2,6 +2,7 @@
 // weight-stationary array with the cycle-level (SystemC) model. Prints wall time,
 // simulated cycles and simulated cycles per second (median of repeated runs, so one
 // noisy run does not decide the figure). Target (docs/performance.md): < 2 s per network.
+// `loom_bench resnet50 [REPEATS]`.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -10,13 +11,14 @@
 #include <vector>
 
 #include "arch/systolic/pe_array_model.h"
+#include "bench/bench.h"
 #include "arch/systolic/systolic_simulator.h"
 #include "workloads/im2col.h"
 
 using namespace loom;
 
-int main(int argc, char** argv) {
-  const int repeats = argc > 1 ? std::max(1, std::atoi(argv[1])) : 7;
+int bench_resnet50(const std::vector<std::string>& args) {
+  const int repeats = !args.empty() ? std::max(1, std::atoi(args[0].c_str())) : 7;
   const std::string root = LOOM_SOURCE_DIR;
   const SystolicConfig config = load_systolic_config(root + "/configs/systolic_128x128_ws.json");
   const Network network = load_workload(root + "/workloads/networks/resnet50.json");

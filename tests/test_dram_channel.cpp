@@ -18,6 +18,9 @@ DramChannel& channel() {
   static DramChannel c("test_dram");
   return c;
 }
+// SystemC forbids new modules once the kernel has run, and other test files run
+// simulations: elaborate this one at start-up, before any test case.
+[[maybe_unused]] const bool channel_elaborated = (channel(), true);
 }  // namespace
 
 TEST_CASE("dram channel: unloaded latency and FIFO serialisation follow the closed form") {

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "sim/energy_table.h"
 #include "sim/error.h"
 #include "sim/text_file.h"
 
@@ -22,21 +23,6 @@ Dataflow parse_dataflow(const std::string& s) {
   return s == "ws" ? Dataflow::ws : s == "is" ? Dataflow::is : Dataflow::os;
 }
 
-// Energy tables are named relative to the architecture file; failing that, relative to
-// loom's own configs/ folder, so the shipped configs work from any directory.
-std::string resolve_energy_table(const std::string& name, const std::string& base_dir) {
-  namespace fs = std::filesystem;
-  if (name.rfind("<embedded>", 0) == 0) return name;
-  const fs::path p(name);
-  if (p.is_absolute()) return name;
-  // Absolute paths, so resolved_config.json works from any directory.
-  auto absolute = [](const fs::path& x) { return fs::absolute(x).lexically_normal().string(); };
-  const fs::path beside = fs::path(base_dir.empty() ? "." : base_dir) / p;
-  if (fs::exists(beside)) return absolute(beside);
-  const fs::path shipped = fs::path(LOOM_SOURCE_DIR) / "configs" / p;
-  if (fs::exists(shipped)) return absolute(shipped);
-  return absolute(beside);  // the loader reports it missing, with this path
-}
 
 }  // namespace
 
@@ -137,7 +123,7 @@ SystolicConfig parse_systolic_json(const Json& json, const std::string& file, co
   c.dram.technology = dram.choice("technology", {"DDR3", "LPDDR4", "GDDR5", "HBM2", "HMC"}, "DDR3");
   dram.finish();
 
-  c.energy_table = resolve_energy_table(r.string("energy_table", "<embedded>:default_energy"), base_dir);
+  c.energy_table = resolve_energy_table_path(r.string("energy_table", "<embedded>:default_energy"), base_dir);
   r.finish();
 
   // Cross-field rules: one fold's stationary/edge data must fit the working half.

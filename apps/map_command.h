@@ -1,0 +1,54 @@
+// `loom map`: find (or evaluate a pinned) mapping of one layer on one architecture with
+// the analytic cost model; prints the search, the loop nest and the cost tables, and
+// writes mapping.json (pinnable with --mapping) and map_report.json (docs/mapping.md).
+// Also the mapper options that `loom run` shares for hierarchy architectures.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arch/hierarchy/hierarchy_config.h"
+#include "mapper/search.h"
+
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
+
+namespace loom {
+
+// --objective, --search, --budget, --seed, -j, --dataflow.
+struct MapperArgs {
+  std::string objective = "edp";
+  std::string search = "auto";
+  int64_t budget = 0;
+  uint64_t seed = 1;
+  int threads = 0;        // 0: every hardware thread (results do not depend on it)
+  std::string dataflow;   // empty: the architecture's own
+  std::vector<const CLI::Option*> options;  // the options above, to tell which were given
+
+  // The first of these options given on the command line ("" when none).
+  std::string first_given() const;
+};
+
+// `group`: the --help section to list them under ("" for the default).
+void add_mapper_options(CLI::App* command, MapperArgs& args, const std::string& group = "");
+SearchOptions search_options_of(const MapperArgs& args);
+// The dataflow to map under: --dataflow, else the architecture's; "none" when unconstrained.
+std::string dataflow_of(const MapperArgs& args, const HierarchyConfig& arch);
+
+struct MapArgs {
+  std::string arch;      // empty: the embedded default architecture
+  std::string layer;     // a layer name in --workload, or a workload file with one layer
+  std::string workload;  // empty: the embedded default network (ResNet-50)
+  std::string mapping;   // pinned mapping to evaluate instead of searching
+  std::string out = "loom-out";
+  bool quiet = false;
+  MapperArgs mapper;
+};
+
+void add_map_command(CLI::App& app, MapArgs& args);
+int map_command(const MapArgs& args);  // returns the exit code
+
+}  // namespace loom

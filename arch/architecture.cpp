@@ -1,0 +1,38 @@
+#include "arch/architecture.h"
+
+#include <filesystem>
+
+#include "sim/energy_table.h"
+#include "sim/error.h"
+
+namespace loom {
+
+const std::string& Architecture::name() const {
+  return is_hierarchy() ? hierarchy().name : systolic().name;
+}
+
+Json Architecture::to_json() const { return is_hierarchy() ? hierarchy().to_json() : systolic().to_json(); }
+
+Architecture load_architecture(const std::string& path) {
+  namespace fs = std::filesystem;
+  if (fs::path(path).extension() != ".json") return {load_systolic_config(path)};  // .cfg, or its error
+  const Json json = load_json_file(path);
+  const std::string base_dir = fs::path(path).parent_path().string();
+  // Each parser re-reads "kind" strictly; here it only picks the parser.
+  const auto kind = json.is_object() ? json.find("kind") : json.end();
+  if (json.is_object() && kind != json.end() && kind->is_string() && *kind == "hierarchy") {
+    return {parse_hierarchy_json(json, path, base_dir)};
+  }
+  if (json.is_object() && kind != json.end() && !(kind->is_string() && *kind == "systolic")) {
+    throw InputError(path, "kind", "expected \"systolic\" (the default) or \"hierarchy\", got " + kind->dump());
+  }
+  return {parse_systolic_json(json, path, base_dir)};
+}
+
+HierarchyConfig as_hierarchy(const Architecture& arch) {
+  if (arch.is_hierarchy()) return arch.hierarchy();
+  const SystolicConfig& s = arch.systolic();
+  return hierarchy_from_systolic(s, EnergyTable::load(s.energy_table));
+}
+
+}  // namespace loom

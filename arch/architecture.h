@@ -1,0 +1,29 @@
+// One entry point for every architecture file: a systolic array (arch/systolic/, also
+// SCALE-Sim .cfg) or a general storage hierarchy (arch/hierarchy/). The JSON "kind"
+// decides ("systolic" when absent); the mapper sees both as a HierarchyConfig.
+#pragma once
+
+#include <string>
+#include <variant>
+
+#include "arch/hierarchy/hierarchy_config.h"
+#include "arch/systolic/systolic_config.h"
+
+namespace loom {
+
+struct Architecture {
+  std::variant<SystolicConfig, HierarchyConfig> config;
+
+  bool is_hierarchy() const { return std::holds_alternative<HierarchyConfig>(config); }
+  const SystolicConfig& systolic() const { return std::get<SystolicConfig>(config); }
+  const HierarchyConfig& hierarchy() const { return std::get<HierarchyConfig>(config); }
+  const std::string& name() const;
+  Json to_json() const;  // the fully resolved config (resolved_config.json)
+};
+
+// .cfg: SCALE-Sim; .json: by "kind". InputError names the file and field on bad input.
+Architecture load_architecture(const std::string& path);
+// The hierarchy view: as is, or a systolic config converted with its own energy table.
+HierarchyConfig as_hierarchy(const Architecture& arch);
+
+}  // namespace loom

@@ -1,0 +1,15 @@
+// The benchmarks of loom_bench (docs/performance.md). Each takes its own arguments and
+// returns a process exit status; bench_main.cpp lists them by name.
+#pragma once
+
+#include <string>
+#include <vector>
+
+// ResNet-50 on the 128x128 WS array at cycle level, and the cycle model against the
+// PE-level model. Arguments: [REPEATS] (default 7).
+int bench_resnet50(const std::vector<std::string>& args);
+
+// Mapper: cost-model evaluations per second per core, and mapping every ResNet-50 layer onto
+// the Eyeriss-like config with the default search, each against exhaustive search.
+// Arguments: [--no-reference] [--threads N].
+int bench_mapper(const std::vector<std::string>& args);

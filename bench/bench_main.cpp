@@ -1,0 +1,39 @@
+// loom_bench: `loom_bench` runs every benchmark in turn; `loom_bench NAME [ARGS...]` runs
+// one (`loom_bench 7` is the ResNet-50 benchmark with 7 repeats, as before there was more
+// than one).
+#include <cctype>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bench/bench.h"
+
+namespace {
+
+struct Bench {
+  const char* name;
+  int (*run)(const std::vector<std::string>&);
+  const char* what;
+};
+
+constexpr Bench kBenches[] = {
+    {"resnet50", bench_resnet50, "ResNet-50 at cycle level on the 128x128 WS array; cycle vs PE-level model"},
+    {"mapper", bench_mapper, "cost-model evaluations/s; mapping ResNet-50 onto the Eyeriss-like config"},
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    int status = 0;
+    for (const Bench& b : kBenches) status |= b.run({});
+    return status;
+  }
+  if (std::isdigit(static_cast<unsigned char>(args[0][0]))) return bench_resnet50(args);
+  for (const Bench& b : kBenches)
+    if (args[0] == b.name) return b.run(std::vector<std::string>(args.begin() + 1, args.end()));
+  std::fprintf(stderr, "usage: loom_bench [NAME [ARGS...]]\nbenchmarks:\n");
+  for (const Bench& b : kBenches) std::fprintf(stderr, "  %-9s %s\n", b.name, b.what);
+  return 2;
+}

@@ -1,0 +1,526 @@
+// The search half of mapper = space x search x model (docs/mapping.md, "Search").
+//  - exhaustive: every tiling of the pruned map space (MapSpace::for_each_tiling) times
+//    every combination of the candidate orders of its levels;
+//  - random: fit-aware random tilings (each prime factor of each loop dropped into a
+//    random slot where it still fits) with random candidate orders;
+//  - anneal: simulated annealing chains over moves (a prime factor of a loop to another
+//    slot; two loops trading factors between two slots; another candidate order at one
+//    level), each chain ending with a steepest-descent polish of its best mapping.
+// Determinism: work is cut into units fixed by the problem and the seed alone (blocks of
+// tilings, chunks of samples, chains with seeds derived from (seed, chain)); threads take
+// units round-robin and the best is chosen by (objective, unit rank), so every thread
+// count returns the same mapping, bit for bit.
+// `evaluated` counts candidates: those priced by the cost model plus those its cheap
+// feasibility pre-check (capacity, fan-out, stationary rule) rejected first; a tiling
+// branch pruned for capacity counts once.
+#include "mapper/search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <thread>
+
+#include "mapper/map_space.h"
+
+namespace loom {
+
+namespace {
+
+// Defaults (docs/mapping.md, "Search").
+constexpr int64_t kRandomBudget = 20'000;
+constexpr int64_t kAnnealBudget = 120'000;
+// `automatic` searches exhaustively when the space has at most this many candidates:
+// about the cost of the default anneal, so the exact answer is taken when it is affordable.
+constexpr int64_t kExhaustiveLimit = 150'000;
+constexpr int kAnnealChains = 8;       // fixed, so results do not depend on the thread count
+constexpr int64_t kTilingBlock = 8;    // exhaustive work unit, in tilings
+constexpr int64_t kSampleChunk = 512;  // random work unit, in samples
+
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// xoshiro256** seeded through splitmix64: fast, and the same stream on every platform.
+class Rng {
+ public:
+  Rng(uint64_t seed, uint64_t stream) {
+    uint64_t x = splitmix64(seed) ^ splitmix64(stream + 0x632be59bd9b4e019ull);
+    for (uint64_t& v : s_) v = x = splitmix64(x);
+  }
+  uint64_t next() {
+    const uint64_t r = rotl(s_[1] * 5, 7) * 9, t = s_[1] << 17;
+    s_[2] ^= s_[0], s_[3] ^= s_[1], s_[1] ^= s_[2], s_[0] ^= s_[3], s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return r;
+  }
+  uint64_t below(uint64_t n) { return n <= 1 ? 0 : next() % n; }  // bias < 2^-40 for our n
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+ private:
+  static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  std::array<uint64_t, 4> s_;
+};
+
+// Lexicographic rank of a candidate within the search: ties in the objective go to the
+// lowest rank, whichever thread found it.
+struct Rank {
+  int64_t unit = 0, item = 0;
+  bool operator<(const Rank& o) const { return unit != o.unit ? unit < o.unit : item < o.item; }
+};
+
+struct Best {
+  bool found = false;
+  double value = std::numeric_limits<double>::infinity();
+  Rank rank;
+  Mapping mapping;
+  Cost cost;
+  bool better(double v, const Rank& r) const { return !found || v < value || (v == value && r < rank); }
+  void offer(double v, const Rank& r, const Mapping& m, const Cost& c) {
+    if (!better(v, r)) return;
+    found = true, value = v, rank = r, mapping = m, cost = c;
+  }
+  void merge(const Best& o) {
+    if (o.found) offer(o.value, o.rank, o.mapping, o.cost);
+  }
+};
+
+struct Worker {
+  Best best;
+  RejectionTally tally;
+  int64_t priced = 0, valid = 0;
+};
+
+class Searcher {
+ public:
+  Searcher(const MapSpace& space, const SearchOptions& o) : s_(space), o_(o) {}
+
+  // Prices a candidate that passed (or needs no) pre-check. Returns +inf when infeasible.
+  double price(const Mapping& m, Worker& w, Cost& cost) const {
+    ++w.priced;
+    cost = evaluate(s_.problem(), s_.arch(), m);
+    if (!cost.valid) {
+      // The pre-check should have caught this; name the reason the slow way.
+      MappingIssue issue;
+      check_mapping(s_.problem(), s_.arch(), m, &issue);
+      const std::string where = issue.level >= 0 && issue.level < s_.arch().num_levels()
+                                    ? s_.arch().levels[issue.level].name + ": "
+                                    : std::string("mapping: ");
+      w.tally.add_text(where + issue.what);
+      return std::numeric_limits<double>::infinity();
+    }
+    ++w.valid;
+    return objective_value(cost, o_.objective);
+  }
+
+  // Pre-check, then price. +inf (and a tally entry) when rejected.
+  double try_candidate(const Mapping& m, Worker& w, Cost& cost) const {
+    Reject rule;
+    int level, op;
+    if (!s_.precheck(m, &rule, &level, &op)) {
+      w.tally.add(rule, level, op);
+      return std::numeric_limits<double>::infinity();
+    }
+    return price(m, w, cost);
+  }
+
+  // ---- exhaustive ----
+  void exhaustive(int t, int threads, Worker& w) const {
+    int64_t index = 0;
+    Mapping m;
+    Cost cost;
+    s_.for_each_tiling(
+        [&](const Mapping& tiling) {
+          const int64_t unit = index++;
+          if ((unit / kTilingBlock) % threads != t) return true;
+          m = tiling;
+          const int sl = s_.stationary_level(m);
+          std::array<const std::vector<LoopOrder>*, kMaxLevels> lists{};
+          const int L = s_.levels();
+          for (int l = 0; l < L; ++l) {
+            lists[l] = &s_.orders_for(m, l, sl);
+            if (lists[l]->empty()) {
+                      w.tally.add(Reject::stationary, l, s_.constraints().stationary);
+              return true;
+            }
+          }
+          std::array<size_t, kMaxLevels> pick{};
+          for (int l = 0; l < L; ++l) m.levels[l].order = (*lists[l])[0];
+          for (int64_t item = 0;; ++item) {
+            const double v = price(m, w, cost);
+            if (cost.valid) w.best.offer(v, {unit, item}, m, cost);
+            int l = 0;  // mixed-radix increment over the levels' order lists
+            for (; l < L; ++l) {
+              if (++pick[l] < lists[l]->size()) {
+                m.levels[l].order = (*lists[l])[pick[l]];
+                break;
+              }
+              pick[l] = 0;
+              m.levels[l].order = (*lists[l])[0];
+            }
+            if (l == L) break;
+          }
+          return true;
+        },
+        t == 0 ? &w.tally : nullptr);  // every thread walks the same tree: count prunes once
+  }
+
+  // ---- random sampling ----
+
+  // A random tiling: whole dimensions in their slot, then each prime factor of every
+  // other loop into a random allowed slot where it still fits (fan-out and capacity of
+  // every level it enlarges), else the outermost allowed slot. Orders: random candidates.
+  void sample(Rng& rng, Mapping& m) const {
+    const int L = s_.levels();
+    m = Mapping{};
+    m.num_levels = L;
+    std::array<DimArray, kMaxLevels + 1> ext;
+    for (auto& e : ext) e.fill(1);
+    std::array<int64_t, kMaxLevels> xp, yp;
+    xp.fill(1), yp.fill(1);
+    auto place = [&](int d, int slot, int64_t f) {
+      slot_factor(m, slot, d) *= f;
+      const int l = slot / kSlotKinds;
+      for (int j = 0; j <= l; ++j) ext[j][d] *= f;
+      if (slot % kSlotKinds == kSlotX) xp[l] *= f;
+      if (slot % kSlotKinds == kSlotY) yp[l] *= f;
+    };
+    std::array<std::pair<int8_t, int64_t>, 64> items;  // (dim, prime); bounds < 2^63
+    int n = 0;
+    for (int d = 0; d < kNumDims; ++d) {
+      const std::vector<int>& slots = s_.slots(d);
+      if (slots.empty()) continue;
+      if (slots.size() == 1) {
+        place(d, slots[0], s_.problem().bound[d]);
+        continue;
+      }
+      for (int64_t p : s_.primes(d)) items[n++] = {static_cast<int8_t>(d), p};
+    }
+    for (int i = n - 1; i > 0; --i) std::swap(items[i], items[rng.below(i + 1)]);
+    std::array<int, kMaxSlots> cand;
+    for (int i = 0; i < n; ++i) {
+      const int d = items[i].first;
+      const int64_t p = items[i].second;
+      const std::vector<int>& slots = s_.slots(d);
+      int k = 0;
+      for (int sl : slots) cand[k++] = sl;
+      bool done = false;
+      while (k > 0 && !done) {
+        const int j = static_cast<int>(rng.below(k));
+        const int slot = cand[j];
+        cand[j] = cand[--k];
+        const int l = slot / kSlotKinds, kind = slot % kSlotKinds;
+        if (kind == kSlotX && xp[l] * p > s_.arch().levels[l].fanout.x) continue;
+        if (kind == kSlotY && yp[l] * p > s_.arch().levels[l].fanout.y) continue;
+        place(d, slot, p);
+        bool ok = true;
+        int op;
+        for (int j2 = 0; j2 <= l && ok; ++j2) ok = s_.fits(j2, ext[j2], &op);
+        if (ok) {
+          done = true;
+        } else {
+          // undo
+          slot_factor(m, slot, d) /= p;
+          for (int j2 = 0; j2 <= l; ++j2) ext[j2][d] /= p;
+          if (kind == kSlotX) xp[l] /= p;
+          if (kind == kSlotY) yp[l] /= p;
+        }
+      }
+      if (!done) place(d, slots.back(), p);  // outermost slot; the pre-check will name it
+    }
+    random_orders(rng, m);
+  }
+
+  void random_orders(Rng& rng, Mapping& m) const {
+    const int sl = s_.stationary_level(m);
+    for (int l = 0; l < s_.levels(); ++l) {
+      const std::vector<LoopOrder>& list = s_.orders_for(m, l, sl);
+      if (!list.empty()) m.levels[l].order = list[rng.below(list.size())];
+    }
+  }
+
+  void random(int t, int threads, int64_t budget, Worker& w) const {
+    const int64_t chunks = (budget + kSampleChunk - 1) / kSampleChunk;
+    Mapping m;
+    Cost cost;
+    for (int64_t c = t; c < chunks; c += threads) {
+      Rng rng(o_.seed, static_cast<uint64_t>(c));
+      const int64_t n = std::min(kSampleChunk, budget - c * kSampleChunk);
+      for (int64_t i = 0; i < n; ++i) {
+        sample(rng, m);
+        const double v = try_candidate(m, w, cost);
+        if (v < std::numeric_limits<double>::infinity()) w.best.offer(v, {c, i}, m, cost);
+      }
+    }
+  }
+
+  // ---- simulated annealing ----
+
+  // Moves a prime factor of one loop between two of its slots. False if no loop can move.
+  bool move_factor(Rng& rng, Mapping& m) const {
+    std::array<int, kNumDims> movable;
+    int n = 0;
+    for (int d = 0; d < kNumDims; ++d)
+      if (s_.slots(d).size() > 1) movable[n++] = d;
+    if (n == 0) return false;
+    const int d = movable[rng.below(n)];
+    return move_prime(rng, m, d);
+  }
+
+  bool move_prime(Rng& rng, Mapping& m, int d) const {
+    const std::vector<int>& slots = s_.slots(d);
+    std::array<int, kMaxSlots> src;
+    int k = 0;
+    for (int sl : slots)
+      if (slot_factor(m, sl, d) > 1) src[k++] = sl;
+    if (k == 0) return false;
+    const int from = src[rng.below(k)];
+    const int64_t f = slot_factor(m, from, d);
+    // A prime of f, chosen among the loop's primes that divide it.
+    std::array<int64_t, 64> ps;
+    int np = 0;
+    for (int64_t p : s_.primes(d))
+      if (f % p == 0) ps[np++] = p;
+    const int64_t p = ps[rng.below(np)];
+    int to = slots[rng.below(slots.size() - 1)];
+    if (to == from) to = slots.back();
+    slot_factor(m, from, d) /= p;
+    slot_factor(m, to, d) *= p;
+    return true;
+  }
+
+  // Two loops trade a prime each between two slots (keeps a full buffer full: more K in
+  // the register file for less C, say).
+  bool exchange(Rng& rng, Mapping& m) const {
+    std::array<int, kNumDims> movable;
+    int n = 0;
+    for (int d = 0; d < kNumDims; ++d)
+      if (s_.slots(d).size() > 1) movable[n++] = d;
+    if (n < 2) return false;
+    const int a = movable[rng.below(n)];
+    int b = movable[rng.below(n - 1)];
+    if (b == a) b = movable[n - 1];
+    const Mapping before = m;
+    if (!move_prime(rng, m, a) || !move_prime(rng, m, b)) {
+      m = before;
+      return false;
+    }
+    return true;
+  }
+
+  bool move_order(Rng& rng, Mapping& m) const {
+    const int sl = s_.stationary_level(m);
+    std::array<int, kMaxLevels> levels;
+    int n = 0;
+    for (int l = 0; l < s_.levels(); ++l)
+      if (s_.orders_for(m, l, sl).size() > 1) levels[n++] = l;
+    if (n == 0) return false;
+    const int l = levels[rng.below(n)];
+    const std::vector<LoopOrder>& list = s_.orders_for(m, l, sl);
+    m.levels[l].order = list[rng.below(list.size())];
+    return true;
+  }
+
+  // After a factor move the stationary rule may fail at a level whose loops changed:
+  // give that level a candidate order that obeys it, if there is one.
+  void repair_stationary(Rng* rng, Mapping& m) const {
+    const int sl = s_.stationary_level(m);
+    if (sl < 0) return;
+    const std::vector<LoopOrder>& list = s_.orders_for(m, sl, sl);
+    if (list.empty()) return;
+    const LoopOrder& cur = m.levels[sl].order;
+    if (std::find(list.begin(), list.end(), cur) != list.end()) return;
+    int at = -1;
+    const int d = innermost_temporal_loop_above(m, s_.constraints().array_level, &at);
+    if (d < 0 || !relevant(s_.constraints().stationary, d)) return;
+    m.levels[sl].order = rng ? list[rng->below(list.size())] : list[0];
+  }
+
+  // Steepest descent over every single move from `m` (each prime of each loop to each other
+  // slot, each candidate order of each level) until none improves or `budget` runs out.
+  void polish(Mapping& m, double& value, Cost& best_cost, int64_t budget, Worker& w) const {
+    Mapping cand, step_best;
+    Cost cost;
+    while (budget > 0) {
+      double step_value = value;
+      bool improved = false;
+      auto consider = [&](Mapping& c) {
+        if (budget <= 0) return;
+        --budget;
+        const double v = try_candidate(c, w, cost);
+        if (v < step_value) step_value = v, step_best = c, best_cost = cost, improved = true;
+      };
+      for (int d = 0; d < kNumDims && budget > 0; ++d) {
+        const std::vector<int>& slots = s_.slots(d);
+        if (slots.size() < 2) continue;
+        for (int from : slots) {
+          const int64_t f = slot_factor(m, from, d);
+          int64_t last = 0;
+          for (int64_t p : s_.primes(d)) {
+            if (p == last || f % p != 0) continue;
+            last = p;
+            for (int to : slots) {
+              if (to == from) continue;
+              cand = m;
+              slot_factor(cand, from, d) /= p;
+              slot_factor(cand, to, d) *= p;
+              repair_stationary(nullptr, cand);
+              consider(cand);
+            }
+          }
+        }
+      }
+      const int sl = s_.stationary_level(m);
+      for (int l = 0; l < s_.levels() && budget > 0; ++l)
+        for (const LoopOrder& o : s_.orders_for(m, l, sl)) {
+          if (o == m.levels[l].order) continue;
+          cand = m;
+          cand.levels[l].order = o;
+          consider(cand);
+        }
+      if (!improved) break;
+      m = step_best;
+      value = step_value;
+    }
+  }
+
+  void anneal_chain(int chain, int64_t budget, Worker& w) const {
+    Rng rng(o_.seed, 0x5eed0000ull + static_cast<uint64_t>(chain));
+    Mapping cur, cand;
+    Cost cost;
+    double cur_v = std::numeric_limits<double>::infinity();
+    int64_t used = 0;
+    // Start: the best of a few random tilings (they are fit-aware, so most are valid).
+    const int64_t starts = std::max<int64_t>(1, std::min<int64_t>(32, budget / 20));
+    Cost cur_cost;
+    for (int64_t i = 0; i < starts || (cur_v == std::numeric_limits<double>::infinity() && used < budget / 4); ++i) {
+      sample(rng, cand);
+      ++used;
+      const double v = try_candidate(cand, w, cost);
+      if (v < cur_v) cur_v = v, cur = cand, cur_cost = cost;
+    }
+    if (cur_v == std::numeric_limits<double>::infinity()) return;
+    Mapping best = cur;
+    double best_v = cur_v;
+    Cost best_cost = cur_cost;
+    // Two annealing phases (the second reheated from the best so far), then a polish of
+    // the best with the last fifth of the budget.
+    const int64_t polish_budget = budget / 5;
+    const int64_t sa_steps = std::max<int64_t>(0, budget - used - polish_budget);
+    const double t_hot = 0.25, t_cold = 0.002;
+    const int64_t phase = std::max<int64_t>(1, sa_steps / 2);
+    for (int64_t step = 0; step < sa_steps; ++step) {
+      const int64_t s = step % phase;
+      if (step == phase) cur = best, cur_v = best_v;
+      const double temp = (step < phase ? t_hot : t_hot / 4) *
+                          std::pow(t_cold / t_hot, static_cast<double>(s) / static_cast<double>(phase));
+      cand = cur;
+      const double r = rng.uniform();
+      const bool moved = r < 0.55 ? move_factor(rng, cand) : r < 0.75 ? exchange(rng, cand) : move_order(rng, cand);
+      ++used;
+      if (!moved) continue;
+      repair_stationary(&rng, cand);
+      const double v = try_candidate(cand, w, cost);
+      if (v == std::numeric_limits<double>::infinity()) continue;
+      const double delta = std::log(v) - std::log(cur_v);
+      if (delta <= 0 || rng.uniform() < std::exp(-delta / temp)) {
+        cur = cand, cur_v = v;
+        if (v < best_v) best = cand, best_v = v, best_cost = cost;
+      }
+    }
+    polish(best, best_v, best_cost, budget - used, w);
+    w.best.offer(best_v, {chain, 0}, best, best_cost);
+  }
+
+ private:
+  const MapSpace& s_;
+  const SearchOptions& o_;
+};
+
+template <class Fn>
+void run_workers(int threads, std::vector<Worker>& workers, Fn fn) {
+  workers.assign(static_cast<size_t>(threads), Worker{});
+  if (threads == 1) {
+    fn(0, workers[0]);
+    return;
+  }
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) pool.emplace_back([&, t] { fn(t, workers[static_cast<size_t>(t)]); });
+  for (std::thread& th : pool) th.join();
+}
+
+}  // namespace
+
+const char* name_of(SearchMethod m) {
+  switch (m) {
+    case SearchMethod::automatic: return "auto";
+    case SearchMethod::exhaustive: return "exhaustive";
+    case SearchMethod::random: return "random";
+    case SearchMethod::anneal: return "anneal";
+  }
+  return "?";
+}
+
+SearchResult search_mappings(const Problem& problem, const HierarchyConfig& arch,
+                             const MappingConstraints& constraints, const SearchOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  SearchResult result;
+  const MapSpace space(problem, arch, constraints);
+  auto finish = [&] {
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return result;
+  };
+  if (!space.empty_reason().empty()) {
+    result.method_used = options.method == SearchMethod::automatic ? SearchMethod::exhaustive : options.method;
+    result.rejections.emplace_back(space.empty_reason(), 1);
+    return finish();
+  }
+  SearchMethod method = options.method;
+  if (method == SearchMethod::automatic)
+    method = space.count_candidates(kExhaustiveLimit) <= kExhaustiveLimit ? SearchMethod::exhaustive
+                                                                          : SearchMethod::anneal;
+  result.method_used = method;
+  const int threads = std::max(1, options.threads);
+  const Searcher searcher(space, options);
+  std::vector<Worker> workers;
+  switch (method) {
+    case SearchMethod::exhaustive:
+      run_workers(threads, workers, [&](int t, Worker& w) { searcher.exhaustive(t, threads, w); });
+      break;
+    case SearchMethod::random: {
+      const int64_t budget = options.budget > 0 ? options.budget : kRandomBudget;
+      run_workers(threads, workers, [&](int t, Worker& w) { searcher.random(t, threads, budget, w); });
+      break;
+    }
+    case SearchMethod::anneal:
+    case SearchMethod::automatic: {
+      const int64_t budget = options.budget > 0 ? options.budget : kAnnealBudget;
+      run_workers(threads, workers, [&](int t, Worker& w) {
+        for (int c = t; c < kAnnealChains; c += threads)
+          searcher.anneal_chain(c, budget / kAnnealChains + (c < budget % kAnnealChains ? 1 : 0), w);
+      });
+      break;
+    }
+  }
+  Best best;
+  RejectionTally tally;
+  for (const Worker& w : workers) {
+    best.merge(w.best);
+    tally.merge(w.tally);
+    result.evaluated += w.priced;
+    result.valid += w.valid;
+  }
+  result.evaluated += tally.keyed_total();  // pre-check rejections and pruned branches
+  result.found = best.found;
+  if (best.found) {
+    result.best = best.mapping;
+    result.cost = best.cost;
+  }
+  result.rejections = tally.sorted(arch, constraints);
+  return finish();
+}
+
+}  // namespace loom
