@@ -369,18 +369,19 @@ std::string format_hierarchy_table(const std::vector<LayerMapping>& layers, cons
   for (const StorageLevel& l : arch.levels) bw = std::max(bw, static_cast<int>(l.name.size()));
   width = std::min(width, 32);
   bw = std::min(bw, 16);
-  const char* row_fmt = "%-*s %15s %13s %12s %6.1f%% %-*s %10.3f %11.2f  %s\n";
+  const std::string energy_head = unit_is_pj(arch) ? "energy uJ" : "energy 1e6 " + short_unit(arch);
+  const int ew = std::max(11, static_cast<int>(energy_head.size()));
+  const char* row_fmt = "%-*s %15s %13s %12s %6.1f%% %-*s %10.3f %*.2f  %s\n";
   std::string out;
-  line(out, "%-*s %15s %13s %12s %7s %-*s %10s %11s  %s\n", width, "layer", "MACs", "cycles", "stall", "util", bw,
-       "bound by", "DRAM MB",
-       unit_is_pj(arch) ? "energy uJ" : ("energy 1e6 " + short_unit(arch)).c_str(), "mapping");
+  line(out, "%-*s %15s %13s %12s %7s %-*s %10s %*s  %s\n", width, "layer", "MACs", "cycles", "stall", "util", bw,
+       "bound by", "DRAM MB", ew, energy_head.c_str(), "mapping");
   auto row = [&](const std::string& full_name, const CostTotals& c, const char* bound, const std::string& mapping) {
     const std::string name = full_name.substr(0, static_cast<size_t>(width));
     const int64_t dram = c.levels.empty() ? 0 : c.levels[0].read_bytes + c.levels[0].write_bytes;
     std::string r;
     line(r, row_fmt, width, name.c_str(), std::to_string(c.macs).c_str(), std::to_string(c.cycles).c_str(),
          std::to_string(c.cycles - c.compute_cycles).c_str(), 100.0 * utilization(c, arch), bw, bound,
-         static_cast<double>(dram) / 1e6, c.energy_pj / 1e6, mapping.c_str());
+         static_cast<double>(dram) / 1e6, ew, c.energy_pj / 1e6, mapping.c_str());
     r.erase(r.find_last_not_of(" \n") + 1);  // the total row has no mapping column
     out += r + "\n";
   };
@@ -397,7 +398,7 @@ std::string format_hierarchy_table(const std::vector<LayerMapping>& layers, cons
       seconds += lm.result.seconds;
     }
   }
-  out += std::string(static_cast<size_t>(width + bw) + 93, '-') + "\n";
+  out += std::string(static_cast<size_t>(width + bw + ew) + 82, '-') + "\n";
   const CostTotals t = network_totals(layers);
   row("total", t, "-", "");
   line(out, "mapped %zu layers: %zu distinct shapes searched, %s mappings evaluated in %.2f s\n", layers.size(),

@@ -91,8 +91,6 @@ void add_map_command(CLI::App& app, MapArgs& args) {
   map->add_flag("-q,--quiet", args.quiet, "Print only a one-line summary");
 }
 
-namespace {
-
 Architecture load_arch_or_default(const std::string& path) {
   if (!path.empty()) return load_architecture(path);
   SystolicConfig c =
@@ -105,6 +103,8 @@ Network load_network_or_default(const std::string& path) {
   if (!path.empty()) return load_workload(path);
   return parse_network_json(Json::parse(embedded_file("default_workload")), "<embedded>:resnet50");
 }
+
+namespace {
 
 std::string some_layer_names(const Network& net) {
   const size_t shown = std::min<size_t>(net.layers.size(), 8);
@@ -136,9 +136,12 @@ ChosenLayer choose_layer(const MapArgs& args) {
   const Network net = load_network_or_default(args.workload);
   for (const Layer& l : net.layers)
     if (l.name == args.layer) return {l, net.name, net.source_file};
+  // A name that looks like a file but is not one is most likely a mistyped path.
+  const std::string not_a_file =
+      ext == ".json" || ext == ".csv" ? "; nor is it a workload file: no such file" : "";
   throw InputError(net.source_file, "--layer",
                    "no layer named '" + args.layer + "' in " + net.name + " (" + std::to_string(net.layers.size()) +
-                       " layers: " + some_layer_names(net) + ")");
+                       " layers: " + some_layer_names(net) + ")" + not_a_file);
 }
 
 std::string problem_line(const Problem& p) {

@@ -8,8 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "arch/architecture.h"
 #include "arch/hierarchy/hierarchy_config.h"
 #include "mapper/search.h"
+#include "workloads/network.h"
 
 namespace CLI {
 class App;
@@ -33,6 +35,11 @@ struct MapperArgs {
 };
 
 // `group`: the --help section to list them under ("" for the default).
+// --arch / --workload as given, or the embedded defaults (the 128x128 WS array, ResNet-50)
+// when empty. Shared by `loom run` and `loom map`.
+Architecture load_arch_or_default(const std::string& path);
+Network load_network_or_default(const std::string& path);
+
 void add_mapper_options(CLI::App* command, MapperArgs& args, const std::string& group = "");
 SearchOptions search_options_of(const MapperArgs& args);
 // The dataflow to map under: --dataflow, else the architecture's; "none" when unconstrained.

@@ -13,15 +13,14 @@
 #include "arch/architecture.h"
 #include "arch/systolic/systolic_simulator.h"
 #include "mapper/network_mapper.h"
-#include "sim/embedded_files.h"
 #include "sim/error.h"
 
 namespace loom {
 
 void add_run_command(CLI::App& app, RunArgs& args) {
-  CLI::App* run = app.add_subcommand("run", "Simulate a network on an architecture (cycle level) and write reports");
+  CLI::App* run = app.add_subcommand("run", "Simulate a network on an architecture and write reports (systolic: cycle level; hierarchy: every layer mapped, analytic)");
   run->add_option("--arch", args.arch,
-                  "Architecture: loom .json or SCALE-Sim .cfg (default: embedded 128x128 WS TPU-like array)");
+                  "Architecture: loom .json (systolic or hierarchy) or SCALE-Sim .cfg (default: embedded 128x128 WS TPU-like array)");
   run->add_option("--workload", args.workload,
                   "Network: loom .json or SCALE-Sim topology .csv (default: embedded ResNet-50)");
   run->add_option("--out", args.out, "Directory for report.json, layers.csv, resolved_config.json")
@@ -33,18 +32,6 @@ void add_run_command(CLI::App& app, RunArgs& args) {
 }
 
 namespace {
-
-Architecture load_arch(const std::string& path) {
-  if (!path.empty()) return load_architecture(path);
-  SystolicConfig c = parse_systolic_json(Json::parse(embedded_file("default_arch")), "<embedded>:default_arch", "");
-  c.energy_table = "<embedded>:default_energy";
-  return {c};
-}
-
-Network load_network(const std::string& path) {
-  if (!path.empty()) return load_workload(path);
-  return parse_network_json(Json::parse(embedded_file("default_workload")), "<embedded>:resnet50");
-}
 
 // A hierarchy has no fixed dataflow rule: every layer is mapped (one search per distinct
 // shape) and the best mapping is priced with the analytic model.
@@ -81,8 +68,8 @@ int run_hierarchy(const RunArgs& args, const HierarchyConfig& arch, const Networ
 }  // namespace
 
 int run_command(const RunArgs& args) {
-  const Architecture arch = load_arch(args.arch);
-  const Network network = load_network(args.workload);
+  const Architecture arch = load_arch_or_default(args.arch);
+  const Network network = load_network_or_default(args.workload);
   if (arch.is_hierarchy()) return run_hierarchy(args, arch.hierarchy(), network);
   // The systolic model has its dataflow built in; the mapper's options would be ignored.
   if (const std::string given = args.mapper.first_given(); !given.empty()) {

@@ -110,6 +110,8 @@ class MapSpace {
   const std::vector<int>& slots(int dim) const { return slots_[dim]; }
   // Prime factors of a dimension's bound, with multiplicity, ascending.
   const std::vector<int64_t>& primes(int dim) const { return primes_[dim]; }
+  // Divisors of a dimension's bound, ascending.
+  const std::vector<int64_t>& divisors(int dim) const { return divisors_[dim]; }
   // Why the space is empty before any search (a whole dimension that cannot fit its slot,
   // a dimension with no slot); "" otherwise.
   const std::string& empty_reason() const { return empty_reason_; }

@@ -104,8 +104,16 @@ std::string format_loop_nest(const Mapping& m, const Problem& problem, const Hie
       if (lm.spatial_x[d] != 1) loop(name, "spatial-x", l, d, lm.spatial_x[d], "x");
     if (lines.size() == before) lines.push_back({name, "", std::string(2 * depth, ' ') + "(no loops)"});
   }
-  const std::string body = problem.is_gemm ? "C[m][n] += A[m][k] * B[k][n]"
-                                           : "outputs[n][k][p][q] += weights[k][c][r][s] * inputs[n][c][p+r][q+s]";
+  // The input index shows the stride and dilation, so the sliding window reads right.
+  auto window = [](int64_t stride, const char* out, int64_t dilation, const char* filter) {
+    return (stride > 1 ? std::to_string(stride) : std::string()) + out + "+" +
+           (dilation > 1 ? std::to_string(dilation) : std::string()) + filter;
+  };
+  const std::string body =
+      problem.is_gemm ? "C[m][n] += A[m][k] * B[k][n]"
+                      : "outputs[n][k][p][q] += weights[k][c][r][s] * inputs[n][c][" +
+                            window(problem.stride_h, "p", problem.dilation_h, "r") + "][" +
+                            window(problem.stride_w, "q", problem.dilation_w, "s") + "]";
   lines.push_back({"MAC", "", std::string(2 * depth, ' ') + body});
 
   size_t level_w = 5, kind_w = 0;

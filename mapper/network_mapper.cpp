@@ -24,7 +24,12 @@ bool same_shape(const Problem& a, const Problem& b) { return shape_key(a) == sha
 std::string explain_no_mapping(const SearchResult& result, const std::string& dataflow) {
   const std::string under = dataflow.empty() || dataflow == "none" ? "" : " under dataflow " + dataflow;
   if (result.evaluated == 0) {
-    return "the map space" + under + " is empty: no mapping satisfies the dataflow's loop rules on this architecture";
+    // Nothing was priced: the constraints leave no mapping at all. The search names the
+    // rule when it can.
+    const std::string why = result.rejections.empty()
+                                ? "no mapping satisfies the dataflow's loop rules on this architecture"
+                                : result.rejections.front().first;
+    return "the map space" + under + " is empty: " + why;
   }
   std::string why;
   // The three most frequent reasons are enough to see which buffer or fan-out is too

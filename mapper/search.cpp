@@ -29,11 +29,16 @@ namespace {
 
 // Defaults (docs/mapping.md, "Search").
 constexpr int64_t kRandomBudget = 20'000;
-constexpr int64_t kAnnealBudget = 120'000;
-// `automatic` searches exhaustively when the space has at most this many candidates:
-// about the cost of the default anneal, so the exact answer is taken when it is affordable.
-constexpr int64_t kExhaustiveLimit = 150'000;
-constexpr int kAnnealChains = 8;       // fixed, so results do not depend on the thread count
+// Anneal: 8 chains of restarted runs (10,000 annealing steps, then up to 10,000 polish
+// candidates). 600,000 is twice what every ResNet-50 layer on the Eyeriss-like config
+// needed to land within 0.01% of exhaustive for 16 of 16 seeds (docs/performance.md).
+constexpr int64_t kAnnealBudget = 600'000;
+constexpr int kAnnealChains = 8;  // fixed, so results do not depend on the thread count
+constexpr int64_t kRunSteps = 10'000;
+constexpr int64_t kPolishCap = 10'000;
+// `automatic` searches exhaustively when the space has at most this many candidates: the
+// cost of the default anneal, so the exact answer is taken whenever it is as cheap.
+constexpr int64_t kExhaustiveLimit = kAnnealBudget;
 constexpr int64_t kTilingBlock = 8;    // exhaustive work unit, in tilings
 constexpr int64_t kSampleChunk = 512;  // random work unit, in samples
 
@@ -270,6 +275,9 @@ class Searcher {
     return move_prime(rng, m, d);
   }
 
+  // Moves part of one loop's factor from one of its slots to another: half the time one
+  // prime factor (a small step), otherwise any divisor of the source factor, so that a
+  // whole factor such as 7 or 16 can change level in one move.
   bool move_prime(Rng& rng, Mapping& m, int d) const {
     const std::vector<int>& slots = s_.slots(d);
     std::array<int, kMaxSlots> src;
@@ -279,11 +287,15 @@ class Searcher {
     if (k == 0) return false;
     const int from = src[rng.below(k)];
     const int64_t f = slot_factor(m, from, d);
-    // A prime of f, chosen among the loop's primes that divide it.
-    std::array<int64_t, 64> ps;
+    std::array<int64_t, 256> ps;
     int np = 0;
-    for (int64_t p : s_.primes(d))
-      if (f % p == 0) ps[np++] = p;
+    if (rng.below(2) == 0) {
+      for (int64_t p : s_.primes(d))
+        if (f % p == 0 && np < 256) ps[np++] = p;
+    } else {
+      for (int64_t p : s_.divisors(d))
+        if (p > 1 && f % p == 0 && np < 256) ps[np++] = p;
+    }
     const int64_t p = ps[rng.below(np)];
     int to = slots[rng.below(slots.size() - 1)];
     if (to == from) to = slots.back();
@@ -339,9 +351,18 @@ class Searcher {
     m.levels[sl].order = rng ? list[rng->below(list.size())] : list[0];
   }
 
-  // Steepest descent over every single move from `m` (each prime of each loop to each other
-  // slot, each candidate order of each level) until none improves or `budget` runs out.
-  void polish(Mapping& m, double& value, Cost& best_cost, int64_t budget, Worker& w) const {
+  // Local search from `m` until nothing improves or `budget` runs out: steepest descent
+  // over every single move (each divisor of a loop's factor in a slot to each other slot,
+  // each candidate order of each level), then, when that is stuck, a large-neighbourhood
+  // step (resplit) that re-divides several loops between two slots at once.
+  void polish(Mapping& m, double& value, Cost& best_cost, int64_t& budget, Worker& w) const {
+    while (budget > 0) {
+      descend(m, value, best_cost, budget, w);
+      if (budget <= 0 || !resplit(m, value, best_cost, budget, w)) break;
+    }
+  }
+
+  void descend(Mapping& m, double& value, Cost& best_cost, int64_t& budget, Worker& w) const {
     Mapping cand, step_best;
     Cost cost;
     while (budget > 0) {
@@ -358,10 +379,8 @@ class Searcher {
         if (slots.size() < 2) continue;
         for (int from : slots) {
           const int64_t f = slot_factor(m, from, d);
-          int64_t last = 0;
-          for (int64_t p : s_.primes(d)) {
-            if (p == last || f % p != 0) continue;
-            last = p;
+          for (int64_t p : s_.divisors(d)) {
+            if (p == 1 || f % p != 0) continue;
             for (int to : slots) {
               if (to == from) continue;
               cand = m;
@@ -387,40 +406,104 @@ class Searcher {
     }
   }
 
-  void anneal_chain(int chain, int64_t budget, Worker& w) const {
-    Rng rng(o_.seed, 0x5eed0000ull + static_cast<uint64_t>(chain));
+  // For each pair of slots (a, b) in turn: every way to re-divide, between a and b, the
+  // factors that the loops allowed in both hold there (the other slots fixed), each with
+  // every candidate order of the levels whose temporal loops change. Takes the best
+  // re-division of the first pair that improves on `m`; false if none does. This is the
+  // move that single steps cannot make: moving, say, Q7 out to DRAM while P4 and Q2 come
+  // into the buffer, when each step alone overflows it or costs more.
+  bool resplit(Mapping& m, double& value, Cost& best_cost, int64_t& budget, Worker& w) const {
+    std::array<bool, kMaxSlots> used{};
+    for (int d = 0; d < kNumDims; ++d)
+      for (int sl : s_.slots(d)) used[sl] = true;
+    std::vector<std::vector<int64_t>> splits(kNumDims);  // per listed loop: factors for slot a
+    Mapping cand, best;
+    Cost cost;
+    for (int a = 0; a < kMaxSlots; ++a) {
+      if (!used[a]) continue;
+      for (int b = a + 1; b < kMaxSlots; ++b) {
+        if (!used[b]) continue;
+        std::array<int, kNumDims> dims{};
+        std::array<int64_t, kNumDims> g{};
+        int nd = 0;
+        int64_t combos = 1;
+        for (int d = 0; d < kNumDims; ++d) {
+          if (!s_.allowed(d, a) || !s_.allowed(d, b)) continue;
+          const int64_t gd = slot_factor(m, a, d) * slot_factor(m, b, d);
+          if (gd == 1) continue;
+          splits[nd].clear();
+          for (int64_t f : s_.divisors(d))
+            if (gd % f == 0) splits[nd].push_back(f);
+          dims[nd] = d, g[nd] = gd, combos *= static_cast<int64_t>(splits[nd].size());
+          ++nd;
+        }
+        if (nd < 2) continue;  // one loop alone: a single move covers it
+        const int la = a / kSlotKinds, lb = b / kSlotKinds;
+        const bool ta = a % kSlotKinds == kSlotTemporal, tb = b % kSlotKinds == kSlotTemporal;
+        if (combos * 64 > budget) continue;  // (64: at most 8 x 8 order pairs)
+        double pair_best = value;
+        std::array<size_t, kNumDims> pick{};
+        for (;;) {
+          cand = m;
+          for (int i = 0; i < nd; ++i) {
+            slot_factor(cand, a, dims[i]) = splits[i][pick[i]];
+            slot_factor(cand, b, dims[i]) = g[i] / splits[i][pick[i]];
+          }
+          const int sl = s_.stationary_level(cand);
+          const std::vector<LoopOrder>* oa = ta ? &s_.orders_for(cand, la, sl) : nullptr;
+          const std::vector<LoopOrder>* ob = tb && lb != la ? &s_.orders_for(cand, lb, sl) : nullptr;
+          const size_t na = oa && !oa->empty() ? oa->size() : 1, nb = ob && !ob->empty() ? ob->size() : 1;
+          for (size_t i = 0; i < na && budget > 0; ++i)
+            for (size_t j = 0; j < nb && budget > 0; ++j) {
+              if (oa && !oa->empty()) cand.levels[la].order = (*oa)[i];
+              if (ob && !ob->empty()) cand.levels[lb].order = (*ob)[j];
+              --budget;
+              const double v = try_candidate(cand, w, cost);
+              if (v < pair_best) pair_best = v, best = cand, best_cost = cost;
+            }
+          int i = 0;
+          for (; i < nd; ++i) {
+            if (++pick[i] < splits[i].size()) break;
+            pick[i] = 0;
+          }
+          if (i == nd || budget <= 0) break;
+        }
+        if (pair_best < value) {
+          m = best;
+          value = pair_best;
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  // One annealing run from the best of a few random starts, then a polish of its best.
+  // Returns false when no start was valid. Spends at most `budget`; subtracts what it used.
+  bool anneal_run(Rng& rng, int64_t& budget, int64_t sa_steps, int64_t polish_cap, Mapping& best,
+                  double& best_v, Cost& best_cost, Worker& w) const {
     Mapping cur, cand;
     Cost cost;
     double cur_v = std::numeric_limits<double>::infinity();
+    const int64_t starts = std::min<int64_t>(16, budget);
     int64_t used = 0;
-    // Start: the best of a few random tilings (they are fit-aware, so most are valid).
-    const int64_t starts = std::max<int64_t>(1, std::min<int64_t>(32, budget / 20));
-    Cost cur_cost;
-    for (int64_t i = 0; i < starts || (cur_v == std::numeric_limits<double>::infinity() && used < budget / 4); ++i) {
+    for (int64_t i = 0; i < starts; ++i, ++used) {
       sample(rng, cand);
-      ++used;
       const double v = try_candidate(cand, w, cost);
-      if (v < cur_v) cur_v = v, cur = cand, cur_cost = cost;
+      if (v < cur_v) cur_v = v, cur = cand, best_cost = cost;
     }
-    if (cur_v == std::numeric_limits<double>::infinity()) return;
-    Mapping best = cur;
-    double best_v = cur_v;
-    Cost best_cost = cur_cost;
-    // Two annealing phases (the second reheated from the best so far), then a polish of
-    // the best with the last fifth of the budget.
-    const int64_t polish_budget = budget / 5;
-    const int64_t sa_steps = std::max<int64_t>(0, budget - used - polish_budget);
+    budget -= used;
+    if (cur_v == std::numeric_limits<double>::infinity()) return false;
+    best = cur, best_v = cur_v;
+    sa_steps = std::min(sa_steps, budget);
+    // Temperature on the log of the objective: at the start a move that makes it 25% worse
+    // passes about 40% of the time, at the end practically never.
     const double t_hot = 0.25, t_cold = 0.002;
-    const int64_t phase = std::max<int64_t>(1, sa_steps / 2);
     for (int64_t step = 0; step < sa_steps; ++step) {
-      const int64_t s = step % phase;
-      if (step == phase) cur = best, cur_v = best_v;
-      const double temp = (step < phase ? t_hot : t_hot / 4) *
-                          std::pow(t_cold / t_hot, static_cast<double>(s) / static_cast<double>(phase));
+      const double temp = t_hot * std::pow(t_cold / t_hot, static_cast<double>(step) / static_cast<double>(sa_steps));
       cand = cur;
       const double r = rng.uniform();
       const bool moved = r < 0.55 ? move_factor(rng, cand) : r < 0.75 ? exchange(rng, cand) : move_order(rng, cand);
-      ++used;
       if (!moved) continue;
       repair_stationary(&rng, cand);
       const double v = try_candidate(cand, w, cost);
@@ -431,8 +514,25 @@ class Searcher {
         if (v < best_v) best = cand, best_v = v, best_cost = cost;
       }
     }
-    polish(best, best_v, best_cost, budget - used, w);
-    w.best.offer(best_v, {chain, 0}, best, best_cost);
+    budget -= sa_steps;
+    int64_t polish_budget = std::min(budget, polish_cap);
+    budget -= polish_budget;
+    polish(best, best_v, best_cost, polish_budget, w);
+    budget += polish_budget;  // polish leaves what it did not use
+    return true;
+  }
+
+  // A chain: annealing runs from fresh random starts until its budget is spent (restarts
+  // find other basins; the polish of each run settles its own). Keeps the best run.
+  void anneal_chain(int chain, int64_t budget, Worker& w) const {
+    Rng rng(o_.seed, 0x5eed0000ull + static_cast<uint64_t>(chain));
+    Mapping m;
+    Cost cost;
+    double v = 0;
+    for (int64_t run = 0; budget > 0; ++run) {
+      if (!anneal_run(rng, budget, kRunSteps, kPolishCap, m, v, cost, w)) continue;
+      w.best.offer(v, {chain, run}, m, cost);
+    }
   }
 
  private:

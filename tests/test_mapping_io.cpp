@@ -8,6 +8,7 @@
 #include <string>
 
 #include "mapper/mapping.h"
+#include "mapper/network_mapper.h"
 #include "sim/error.h"
 
 using namespace loom;
@@ -268,4 +269,60 @@ TEST_CASE("mapping: the loop nest lists every iterating loop under its level") {
   CHECK(has(gnest, "for M0 in [0, 36)"));
   CHECK(has(gnest, "for N0 in [0, 96)"));
   CHECK(has(gnest, "for K0 in [0, 120)"));
+}
+
+TEST_CASE("mapping: map_network searches each distinct layer shape once") {
+  const HierarchyConfig arch = load_hierarchy_config(std::string(LOOM_SOURCE_DIR) + "/configs/eyeriss_like_rs.json");
+  const Network net = parse_network_json(Json::parse(R"({"name": "rep", "layers": [
+      {"name": "a", "type": "conv2d", "input_hw": 8, "in_channels": 4, "out_channels": 8, "kernel": 3, "padding": 1},
+      {"name": "b", "type": "conv2d", "input_hw": 8, "in_channels": 8, "out_channels": 8, "kernel": 3, "padding": 1},
+      {"name": "c", "type": "conv2d", "input_hw": 8, "in_channels": 4, "out_channels": 8, "kernel": 3, "padding": 1},
+      {"name": "d", "type": "conv2d", "input_hw": 8, "in_channels": 4, "out_channels": 8, "kernel": 3, "padding": 1,
+       "stride": 2}]})"),
+                                         "rep.json");
+  SearchOptions options;
+  options.threads = 2;
+  std::vector<std::pair<size_t, size_t>> progress;
+  const std::vector<LayerMapping> out =
+      map_network(net, arch, "rs", options, [&](size_t done, size_t total) { progress.emplace_back(done, total); });
+  REQUIRE(out.size() == 4);
+  CHECK(progress.size() == 4);
+  CHECK(progress.back() == std::make_pair<size_t, size_t>(4, 4));
+  CHECK(!out[0].reused);
+  CHECK(!out[1].reused);  // more input channels: another shape
+  CHECK(out[2].reused);   // same shape as a
+  CHECK(out[2].searched_as == 0);
+  CHECK(!out[3].reused);  // same bounds as a but stride 2: another shape (and other bounds)
+  CHECK(out[2].problem.layer_name == "c");
+  CHECK(out[2].result.best == out[0].result.best);
+  CHECK(out[2].result.cost.energy_pj == out[0].result.cost.energy_pj);
+  for (const LayerMapping& lm : out) {
+    CHECK(lm.result.found);
+    MappingIssue issue;
+    CHECK_MESSAGE(check_mapping(lm.problem, arch, lm.result.best, &issue), issue.what);
+  }
+
+  // Same bounds, different stride: not the same shape.
+  Problem p = out[0].problem, q = p;
+  q.stride_h = 2;
+  CHECK(same_shape(p, p));
+  CHECK(!same_shape(p, q));
+}
+
+TEST_CASE("mapping: a layer without any valid mapping is an input error naming it and the reason") {
+  HierarchyConfig arch = load_hierarchy_config(std::string(LOOM_SOURCE_DIR) + "/configs/eyeriss_like_rs.json");
+  arch.levels[1].fanout.y = 2;  // row-stationary needs all of R on the array's rows
+  arch.source_file = "two_rows.json";
+  const Network net = parse_network_json(Json::parse(R"({"name": "n", "layers": [
+      {"name": "conv5x5", "type": "conv2d", "input_hw": 12, "in_channels": 2, "out_channels": 4, "kernel": 5}]})"),
+                                         "n.json");
+  try {
+    map_network(net, arch, "rs", SearchOptions{}, nullptr);
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    CHECK(has(what, "two_rows.json: layer conv5x5: "));
+    CHECK(has(what, "dataflow rs"));
+    CHECK(has(what, "R (5)"));
+  }
 }
