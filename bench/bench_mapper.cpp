@@ -203,7 +203,7 @@ int bench_mapper(const std::vector<std::string>& args) {
         within += g <= 0.01 ? 1 : 0;
         ++compared;
         char b[32];
-        std::snprintf(b, sizeof b, "%.3f%%", 100 * g);
+        std::snprintf(b, sizeof b, "%.4f%%", 100 * g);
         gap = b;
         std::snprintf(b, sizeof b, "%.2f", r.ex.seconds);
         ex_s = b;
@@ -218,7 +218,7 @@ int bench_mapper(const std::vector<std::string>& args) {
               static_cast<long long>(total_evals), total_default < 30 ? "met" : "NOT met");
   if (reference)
     std::printf("      exhaustive reference %.1f s (%lld candidates, %.2e/s); %d of %d shapes within 1%%, worst gap "
-                "%.3f%% -> %s\n",
+                "%.4f%% -> %s\n",
                 total_ex, static_cast<long long>(total_ex_evals),
                 total_ex > 0 ? static_cast<double>(total_ex_evals) / total_ex : 0.0, within, compared,
                 100 * worst_gap, within == compared ? "met" : "NOT met");

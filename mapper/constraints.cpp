@@ -80,7 +80,6 @@ int innermost_temporal_loop_above(const Mapping& m, int level, int* at_level) {
 
 MappingConstraints constraints_for(const std::string& dataflow, const Problem& problem,
                                    const HierarchyConfig& arch, const std::string& file) {
-  (void)problem;  // the rules are the same dimension indices for convolutions and GEMMs
   MappingConstraints c;
   c.array_level = arch.array_level();
   if (dataflow.empty() || dataflow == "none") return c;
@@ -126,6 +125,14 @@ MappingConstraints constraints_for(const std::string& dataflow, const Problem& p
     const DimMask not_below = static_cast<DimMask>(kAllDims & ~dims({kDimP, kDimR, kDimN}));
     for (int l = a + 1; l < arch.num_levels() && l < kMaxLevels; ++l)
       c.temporal_allowed[l] = static_cast<DimMask>(c.temporal_allowed[l] & not_below);
+  }
+  if (c.stationary >= 0) {
+    // When every loop of this layer indexes the stationary operand (a fully connected layer
+    // at batch 1 under ws: no N, P or Q), each PE tile of it serves one step whatever the
+    // order; the rule could only forbid every mapping, so it does not apply.
+    bool can_stay = false;
+    for (int d = 0; d < kNumDims; ++d) can_stay = can_stay || (problem.bound[d] > 1 && !relevant(c.stationary, d));
+    if (!can_stay) c.stationary = -1;
   }
   return c;
 }

@@ -112,20 +112,18 @@ int64_t bytes_of(int64_t words, int bits) { return (words * bits + 7) / 8; }
 // Structural checks shared by evaluate() and check_mapping(); false with a reason.
 bool check_structure(const Problem& problem, const HierarchyConfig& arch, const Mapping& m,
                      MappingIssue* issue) {
-  auto fail = [&](std::string what, int level, int operand) {
-    if (issue) *issue = {std::move(what), level, operand};
-    return false;
-  };
+  // The message is only built when asked for: the search calls this millions of times.
+#define LOOM_MAPPING_FAIL(what, level, operand)   \
+  do {                                            \
+    if (issue) *issue = {(what), (level), (operand)}; \
+    return false;                                 \
+  } while (0)
   const int levels = arch.num_levels();
   if (m.num_levels != levels)
-    return fail("the mapping has " + std::to_string(m.num_levels) + " levels but the architecture has " +
+    LOOM_MAPPING_FAIL("the mapping has " + std::to_string(m.num_levels) + " levels but the architecture has " +
                     std::to_string(levels), -1, -1);
   // Multiplies step by step against the bound, so absurd factors cannot overflow.
   DimArray product{1, 1, 1, 1, 1, 1, 1};
-  auto over = [&](int d) {
-    return fail(std::string("loop ") + problem.dim_name(d) + ": factors multiply to more than the layer's bound " +
-                    with_commas(problem.bound[d]) + " (the mapping must cover the layer exactly)", -1, -1);
-  };
   for (int i = 0; i < levels; ++i) {
     const LevelMapping& lm = m.levels[i];
     const Fanout& fo = arch.levels[i].fanout;
@@ -133,33 +131,37 @@ bool check_structure(const Problem& problem, const HierarchyConfig& arch, const 
     for (int k = 0; k < kNumDims; ++k) {
       const int d = lm.order[k];
       if (d < 0 || d >= kNumDims || (seen >> d & 1))
-        return fail("the loop order is not a permutation of the 7 loops", i, -1);
+        LOOM_MAPPING_FAIL("the loop order is not a permutation of the 7 loops", i, -1);
       seen |= 1 << d;
     }
     int64_t x = 1, y = 1;
     for (int d = 0; d < kNumDims; ++d) {
       for (int64_t f : {lm.temporal[d], lm.spatial_x[d], lm.spatial_y[d]}) {
-        if (f < 1) return fail(std::string("loop ") + problem.dim_name(d) + " has a factor below 1", i, -1);
-        if (f > problem.bound[d] || product[d] * f > problem.bound[d]) return over(d);
+        if (f < 1) LOOM_MAPPING_FAIL(std::string("loop ") + problem.dim_name(d) + " has a factor below 1", i, -1);
+        if (f > problem.bound[d] || product[d] * f > problem.bound[d])
+          LOOM_MAPPING_FAIL(std::string("loop ") + problem.dim_name(d) + ": factors multiply to more than the layer's bound " +
+                                with_commas(problem.bound[d]) + " (the mapping must cover the layer exactly)",
+                            -1, -1);
         product[d] *= f;
       }
       x *= lm.spatial_x[d];  // each factor <= its bound (< 2^25): no overflow before the check
       y *= lm.spatial_y[d];
       if (x > fo.x)
-        return fail("spatial-x factors multiply to " + with_commas(x) + " or more but the fan-out has " +
+        LOOM_MAPPING_FAIL("spatial-x factors multiply to " + with_commas(x) + " or more but the fan-out has " +
                         with_commas(fo.x) + " columns", i, -1);
       if (y > fo.y)
-        return fail("spatial-y factors multiply to " + with_commas(y) + " or more but the fan-out has " +
+        LOOM_MAPPING_FAIL("spatial-y factors multiply to " + with_commas(y) + " or more but the fan-out has " +
                         with_commas(fo.y) + " rows", i, -1);
     }
   }
   for (int d = 0; d < kNumDims; ++d)
     if (product[d] != problem.bound[d])
-      return fail(std::string("loop ") + problem.dim_name(d) + ": factors multiply to " +
+      LOOM_MAPPING_FAIL(std::string("loop ") + problem.dim_name(d) + ": factors multiply to " +
                       with_commas(product[d]) + " but the layer's bound is " +
                       with_commas(problem.bound[d]) + " (the mapping must cover the layer exactly)",
                   -1, -1);
   return true;
+#undef LOOM_MAPPING_FAIL
 }
 
 bool check_capacity(const Problem& problem, const HierarchyConfig& arch, const Nest& n,

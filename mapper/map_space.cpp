@@ -1,7 +1,6 @@
 #include "mapper/map_space.h"
 
 #include <algorithm>
-#include <bit>
 
 #include "sim/text_file.h"
 
@@ -57,9 +56,6 @@ std::vector<std::pair<std::string, int64_t>> RejectionTally::sorted(const Hierar
             s += std::string("innermost temporal loop indexes the ") +
                  (c.stationary >= 0 ? operand_name(c.stationary) : "?") + ", which " +
                  (c.name.empty() ? std::string("the dataflow") : c.name) + " keeps stationary in the PEs";
-            break;
-          case Reject::model:
-            s += "rejected by the cost model";
             break;
         }
         out.emplace_back(std::move(s), n);

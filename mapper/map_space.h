@@ -45,8 +45,8 @@ inline int64_t slot_factor(const Mapping& m, int slot, int dim) {
 using LoopOrder = std::array<int8_t, kNumDims>;
 
 // Why a candidate was rejected, as a key the hot path can count without strings.
-enum class Reject : uint8_t { capacity, fanout_x, fanout_y, stationary, model };
-inline constexpr int kRejectKinds = 5;
+enum class Reject : uint8_t { capacity, fanout_x, fanout_y, stationary };
+inline constexpr int kRejectKinds = 4;
 
 // Rejection counts per (level, operand, rule); turned into sentences only at the end.
 class RejectionTally {

@@ -439,6 +439,19 @@ TEST_CASE("constraint: each dataflow accepts a mapping obeying it and rejects on
     CHECK(contains(why, "level RF"));
     CHECK(contains(why, "temporal loop P2"));
   }
+  SUBCASE("a stationary operand every loop indexes") {
+    // Fully connected at batch 1 under ws: every loop indexes the weights, so no order
+    // keeps a weight tile in the PEs; the rule is dropped instead of forbidding everything.
+    Problem fc;
+    fc.bound[kDimK] = 8;
+    fc.bound[kDimC] = 8;
+    const MappingConstraints c = constraints_for("ws", fc, a, "small.json");
+    CHECK(c.stationary == -1);
+    CHECK(c.spatial_x_allowed[1] == dim_bit(kDimK));
+    const SearchResult r = run(fc, a, c, SearchMethod::automatic);
+    CHECK(r.found);
+    CHECK(constraints_for("ws", p, a, "").stationary == kWeights);  // P > 1: the rule applies
+  }
   SUBCASE("none and unknown names") {
     CHECK(constraints_for("none", p, a, "").name.empty());
     CHECK(constraints_for("", p, a, "").name.empty());
