@@ -172,7 +172,7 @@ bool energies_nonnegative(const HierarchyConfig& arch) {
   for (const StorageLevel& lv : arch.levels) {
     for (int o = 0; o < kNumOperands; ++o)
       if (lv.read_pj[o] < 0 || lv.write_pj[o] < 0) return false;
-    if (lv.fanout.hop_pj < 0 || lv.leakage_pj_per_cycle < 0) return false;
+    if (*std::min_element(lv.fanout.operand_hop_pj.begin(), lv.fanout.operand_hop_pj.end()) < 0 || lv.leakage_pj_per_cycle < 0) return false;
   }
   return true;
 }

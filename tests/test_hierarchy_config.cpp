@@ -129,7 +129,6 @@ TEST_CASE("hierarchy: eyeriss_like_rs loads with Eyeriss's sizes and relative en
   CHECK(glb.fanout.reduction);
   CHECK_FALSE(glb.fanout.systolic);
   for (int o = 0; o < kNumOperands; ++o) CHECK(glb.fanout.operand_hop_pj[o] == t.component_pj("array", 16));
-  CHECK(glb.fanout.hop_pj == t.component_pj("array", 16));
 
   const StorageLevel& rf = c.levels[2];
   CHECK_FALSE(rf.shared);
@@ -269,7 +268,7 @@ TEST_CASE("hierarchy: every shipped systolic config converts to an equivalent hi
     CHECK(sram.fanout.x == s.cols);
     CHECK(sram.fanout.y == s.rows);
     CHECK(sram.fanout.systolic);
-    CHECK(sram.fanout.hop_pj == 0);
+    CHECK(sram.fanout.operand_hop_pj == std::array<double, kNumOperands>{0, 0, 0});
 
     // Each PE holds one word of the dataflow's stationary operand; the others stream through.
     const StorageLevel& pe = h.levels[2];
@@ -326,7 +325,7 @@ TEST_CASE("hierarchy: default energy rules, explicit energies and leakage") {
   CHECK(c.levels[1].usable_bytes(kInputs) == 2048);
   CHECK(c.levels[1].usable_bytes(kWeights) == 2048);  // shared: the pool, kept or not
   CHECK(c.levels[1].read_pj[kInputs] == t.sram_access_pj(2048, 16));
-  CHECK(c.levels[1].fanout.hop_pj == 0);
+  CHECK(c.levels[1].fanout.operand_hop_pj == std::array<double, kNumOperands>{0, 0, 0});
   // 1.5 mW at 200 MHz: 1.5e-3 J/s / 2e8 cycles/s = 7.5 pJ per cycle.
   CHECK(c.levels[1].leakage_pj_per_cycle == doctest::Approx(7.5));
   CHECK(c.levels[2].read_pj == std::array<double, kNumOperands>{0.5, 0.25, 1});
@@ -336,7 +335,6 @@ TEST_CASE("hierarchy: default energy rules, explicit energies and leakage") {
   j["levels"][1]["fanout"]["energy"] = {{"hop_pj", {{"weights", 1}, {"inputs", 3}, {"outputs", 2}}}};
   const HierarchyConfig h = parse(j);
   CHECK(h.levels[1].fanout.operand_hop_pj == std::array<double, kNumOperands>{1, 3, 2});
-  CHECK(h.levels[1].fanout.hop_pj == 3);
 
   // Component energies scale with the operand's word width.
   Json w = good();

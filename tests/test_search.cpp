@@ -43,7 +43,7 @@ HierarchyConfig small_arch(int64_t rf_bytes = 16) {
   buf.write_pj = {6, 6, 8};
   buf.fanout.x = 4;
   buf.fanout.y = 4;
-  buf.fanout.hop_pj = 2;
+  buf.fanout.operand_hop_pj = {2, 2, 2};
   StorageLevel rf;
   rf.name = "RF";
   rf.kind = LevelKind::regfile;

@@ -242,7 +242,6 @@ void parse_fanout(JsonReader& l, StorageLevel& s, const LevelContext& ctx) {
       out.operand_hop_pj = per_operand_pj(er, "hop_pj", all, "delivered across a fan-out");
     }
     er.finish();
-    out.hop_pj = std::max({out.operand_hop_pj[0], out.operand_hop_pj[1], out.operand_hop_pj[2]});
   }
   fr.finish();
 }

@@ -32,9 +32,6 @@ struct Fanout {
   bool reduction = true;         // partial sums of the same output are added in the network
   bool systolic = false;         // neighbour-to-neighbour pipeline: each new stationary tile
                                  // pays preload + skew (see docs/cost-model.md)
-  double hop_pj = 0;             // energy per word delivered to one child (array network)
-                                 // (the largest of operand_hop_pj, for models that do not
-                                 // split deliveries by operand)
   // Energy per word of each operand delivered to one child: a table component's energy
   // scaled by that operand's word bits, or the explicit per-word value.
   std::array<double, kNumOperands> operand_hop_pj{0, 0, 0};
