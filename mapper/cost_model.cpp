@@ -106,8 +106,6 @@ int64_t moved_words(const Problem& p, int operand, const DimArray& e, const Refi
   return r.outer * (whole + (r.factor - 1) * later);
 }
 
-int64_t bytes_of(int64_t words, int bits) { return (words * bits + 7) / 8; }
-
 
 // Structural checks shared by evaluate() and check_mapping(); false with a reason.
 bool check_structure(const Problem& problem, const HierarchyConfig& arch, const Mapping& m,
@@ -174,7 +172,7 @@ bool check_capacity(const Problem& problem, const HierarchyConfig& arch, const N
     int64_t largest_bytes = -1;
     for (int o = 0; o < kNumOperands; ++o) {
       if (!lv.keeps[o]) continue;
-      const int64_t bytes = bytes_of(problem.tile_elements(o, n.extent[i]), arch.word_bits[o]);
+      const int64_t bytes = bytes_for(problem.tile_elements(o, n.extent[i]), arch.word_bits[o]);
       if (!lv.shared && bytes > lv.usable_bytes(o)) {
         if (issue)
           *issue = {std::string(operand_name(o)) + " tile needs " + with_commas(bytes) +
@@ -339,8 +337,8 @@ Cost evaluate(const Problem& problem, const HierarchyConfig& arch, const Mapping
     LevelCost& lc = c.levels[i];
     for (int o = 0; o < kNumOperands; ++o) {
       const OperandCounts& oc = lc.ops[o];
-      lc.read_bytes += bytes_of(oc.total_reads(), arch.word_bits[o]);
-      lc.write_bytes += bytes_of(oc.total_writes(), arch.word_bits[o]);
+      lc.read_bytes += bytes_for(oc.total_reads(), arch.word_bits[o]);
+      lc.write_bytes += bytes_for(oc.total_writes(), arch.word_bits[o]);
       lc.access_pj += static_cast<double>(oc.total_reads()) * lv.read_pj[o] +
                       static_cast<double>(oc.total_writes()) * lv.write_pj[o];
     }

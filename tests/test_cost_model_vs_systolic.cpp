@@ -57,8 +57,6 @@ struct Case {
   Mapping mapping;
 };
 
-int64_t bytes_of(int64_t words, int bits) { return (words * bits + 7) / 8; }
-
 // A random GEMM whose dimensions tile the array exactly, a config whose buffers realise
 // `regime`, and the mapping of the simulator's schedule.
 Case make_case(std::mt19937_64& rng, Dataflow df, Regime regime) {
@@ -137,7 +135,7 @@ Case make_case(std::mt19937_64& rng, Dataflow df, Regime regime) {
   const std::array<int, kNumOperands> bits{c.filter_bits, c.ifmap_bits, c.ofmap_bits};
   std::array<int64_t, kNumOperands> need{};
   for (int o = 0; o < kNumOperands; ++o) {
-    need[o] = bytes_of(p.tile_elements(o, tile), bits[o]) + pick(0, 3);
+    need[o] = bytes_for(p.tile_elements(o, tile), bits[o]) + pick(0, 3);
     if (c.sram.double_buffered) need[o] *= 2;
   }
   c.sram.filter_bytes = need[kWeights];
@@ -154,8 +152,8 @@ bool regime_holds(const Case& k, Dataflow df, Regime regime) {
   const int o = inner_only_operand(r);
   const GemmView g = k.layer.gemm_view();
   const SystolicConfig& c = k.config;
-  const int64_t whole[kNumOperands] = {bytes_of(g.k * g.n, c.filter_bits), bytes_of(g.m * g.k, c.ifmap_bits),
-                                       bytes_of(g.m * g.n, c.ofmap_bits)};
+  const int64_t whole[kNumOperands] = {bytes_for(g.k * g.n, c.filter_bits), bytes_for(g.m * g.k, c.ifmap_bits),
+                                       bytes_for(g.m * g.n, c.ofmap_bits)};
   const int64_t have[kNumOperands] = {c.sram.working_bytes(c.sram.filter_bytes),
                                       c.sram.working_bytes(c.sram.ifmap_bytes),
                                       c.sram.working_bytes(c.sram.ofmap_bytes)};

@@ -60,7 +60,4 @@ SystolicConfig parse_systolic_json(const Json& json, const std::string& file,
                                    const std::string& base_dir);
 SystolicConfig parse_scalesim_cfg(const std::string& text, const std::string& file);
 
-// Bytes occupied by `elements` words of `bits` each, rounded up to whole bytes.
-inline int64_t bytes_for(int64_t elements, int bits) { return (elements * bits + 7) / 8; }
-
 }  // namespace loom
