@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "apps/report_writer.h"
+#include "apps/text_format.h"
 #include "sim/error.h"
 #include "sim/text_file.h"
 
@@ -14,29 +15,8 @@ namespace loom {
 
 namespace {
 
-// printf into `out`, however long the names in it are.
-void line(std::string& out, const char* fmt, auto... args) {
-  const int n = std::snprintf(nullptr, 0, fmt, args...);
-  if (n <= 0) return;
-  const size_t at = out.size();
-  out.resize(at + static_cast<size_t>(n) + 1);
-  std::snprintf(out.data() + at, static_cast<size_t>(n) + 1, fmt, args...);
-  out.resize(at + static_cast<size_t>(n));
-}
-
-std::string fmt(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.10g", v);
-  return buf;
-}
-
-// RFC 4180 quoting, only where needed (layer names are always quoted, as in the
-// systolic layers.csv; header cells built from level names only when they need it).
-std::string csv_quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
-}
+// Header cells built from level names are quoted only when they need it (layer names are
+// always quoted, as in the systolic layers.csv).
 std::string csv_header_cell(const std::string& s) {
   return s.find_first_of(",\"\n\r") == std::string::npos ? s : csv_quoted(s);
 }
@@ -230,18 +210,18 @@ std::string format_cost_tables(const Cost& cost, const HierarchyConfig& arch) {
   const int lw = static_cast<int>(w);
 
   out += "accesses (words, all instances and groups)\n";
-  line(out, "%-*s  %-8s %15s %15s %15s %15s\n", lw, "level", "operand", "reads", "fills", "updates", "drains");
+  append_format(out, "%-*s  %-8s %15s %15s %15s %15s\n", lw, "level", "operand", "reads", "fills", "updates", "drains");
   for (int i = 0; i < cost.num_levels; ++i) {
     for (int o = 0; o < kNumOperands; ++o) {
       if (!arch.levels[i].keeps[o]) continue;
       const OperandCounts& oc = cost.levels[i].ops[o];
-      line(out, "%-*s  %-8s %15s %15s %15s %15s\n", lw, arch.levels[i].name.c_str(), operand_name(o),
+      append_format(out, "%-*s  %-8s %15s %15s %15s %15s\n", lw, arch.levels[i].name.c_str(), operand_name(o),
            count(oc.reads).c_str(), count(oc.fills).c_str(), count(oc.updates).c_str(), count(oc.drains).c_str());
     }
   }
 
   out += "\nper level (tile words per instance: weights / inputs / outputs; '-' = bypassed)\n";
-  line(out, "%-*s  %9s %26s %15s %15s %12s %13s\n", lw, "level", "instances", "tile words", "read bytes",
+  append_format(out, "%-*s  %9s %26s %15s %15s %12s %13s\n", lw, "level", "instances", "tile words", "read bytes",
        "write bytes", "bw cycles", "network words");
   for (int i = 0; i < cost.num_levels; ++i) {
     const LevelCost& lc = cost.levels[i];
@@ -251,7 +231,7 @@ std::string format_cost_tables(const Cost& cost, const HierarchyConfig& arch) {
       tiles += arch.levels[i].keeps[o] ? count(lc.tile_words[o]) : "-";
     }
     if (arch.levels[i].unbounded) tiles = "(whole tensors)";
-    line(out, "%-*s  %9s %26s %15s %15s %12s %13s\n", lw, arch.levels[i].name.c_str(),
+    append_format(out, "%-*s  %9s %26s %15s %15s %12s %13s\n", lw, arch.levels[i].name.c_str(),
          count(lc.instances_used).c_str(), tiles.c_str(), count(lc.read_bytes).c_str(),
          count(lc.write_bytes).c_str(), count(lc.bandwidth_cycles).c_str(), count(lc.network_deliveries).c_str());
   }
@@ -261,23 +241,23 @@ std::string format_cost_tables(const Cost& cost, const HierarchyConfig& arch) {
                           ? "compute-bound"
                           : "bound by " + arch.levels[cost.bottleneck].name + " bandwidth (" +
                                 count(cost.levels[cost.bottleneck].bandwidth_cycles) + " cycles)";
-  line(out, "cycles       %s (compute %s%s; %s)\n", count(cost.cycles).c_str(), count(cost.compute_cycles).c_str(),
+  append_format(out, "cycles       %s (compute %s%s; %s)\n", count(cost.cycles).c_str(), count(cost.compute_cycles).c_str(),
        cost.folds ? (", " + count(cost.folds) + " folds").c_str() : "", bound.c_str());
-  line(out, "utilization  %.1f%% of %s PEs\n", 100.0 * cost.utilization, count(arch.total_pes()).c_str());
-  line(out, "time         %.6g ms at %.0f MHz\n", 1e3 * static_cast<double>(cost.cycles) / arch.clock_hz,
+  append_format(out, "utilization  %.1f%% of %s PEs\n", 100.0 * cost.utilization, count(arch.total_pes()).c_str());
+  append_format(out, "time         %.6g ms at %.0f MHz\n", 1e3 * static_cast<double>(cost.cycles) / arch.clock_hz,
        arch.clock_hz / 1e6);
   out += "\n";
   if (!unit_is_pj(arch)) out += "energies in " + arch.energy_unit + "\n";
-  line(out, "%-*s  %18s %7s\n", lw, "energy", short_unit(arch).c_str(), "share");
+  append_format(out, "%-*s  %18s %7s\n", lw, "energy", short_unit(arch).c_str(), "share");
   auto share = [&](const char* name, double pj) {
-    line(out, "%-*s  %18.1f %6.1f%%\n", lw, name, pj, cost.energy_pj > 0 ? 100.0 * pj / cost.energy_pj : 0.0);
+    append_format(out, "%-*s  %18.1f %6.1f%%\n", lw, name, pj, cost.energy_pj > 0 ? 100.0 * pj / cost.energy_pj : 0.0);
   };
   share("MAC", c.mac_pj);
   for (int i = 0; i < cost.num_levels; ++i) share(arch.levels[i].name.c_str(), c.levels[i].access_pj);
   share("network", c.network_pj());
   share("leakage", c.leakage_pj());
   share("total", c.energy_pj);
-  line(out, "EDP          %.6g %s x cycles\n", cost.edp(), short_unit(arch).c_str());
+  append_format(out, "EDP          %.6g %s x cycles\n", cost.edp(), short_unit(arch).c_str());
   return out;
 }
 
@@ -344,16 +324,16 @@ std::string hierarchy_layers_to_csv(const std::vector<LayerMapping>& layers, con
   out << ",energy_network_pj,energy_leakage_pj,energy_total_pj\n";
   auto row = [&](const std::string& name, const char* kind, const CostTotals& c, const char* bottleneck) {
     out << csv_quoted(name) << ',' << kind << ',' << c.macs << ',' << c.folds << ',' << c.cycles << ','
-        << c.compute_cycles << ',' << c.cycles - c.compute_cycles << ',' << fmt(utilization(c, arch)) << ','
+        << c.compute_cycles << ',' << c.cycles - c.compute_cycles << ',' << format_number(utilization(c, arch)) << ','
         << bottleneck;
     for (const CostTotals::Level& l : c.levels) {
       int64_t reads = 0, writes = 0;
       for (const OperandCounts& oc : l.ops) reads += oc.total_reads(), writes += oc.total_writes();
       out << ',' << reads << ',' << writes << ',' << l.read_bytes << ',' << l.write_bytes;
     }
-    out << ',' << fmt(c.mac_pj);
-    for (const CostTotals::Level& l : c.levels) out << ',' << fmt(l.access_pj);
-    out << ',' << fmt(c.network_pj()) << ',' << fmt(c.leakage_pj()) << ',' << fmt(c.energy_pj) << '\n';
+    out << ',' << format_number(c.mac_pj);
+    for (const CostTotals::Level& l : c.levels) out << ',' << format_number(l.access_pj);
+    out << ',' << format_number(c.network_pj()) << ',' << format_number(c.leakage_pj()) << ',' << format_number(c.energy_pj) << '\n';
   };
   for (const LayerMapping& lm : layers) {
     row(lm.layer.name, lm.layer.kind_name(), CostTotals::of(lm.result.cost),
@@ -373,13 +353,13 @@ std::string format_hierarchy_table(const std::vector<LayerMapping>& layers, cons
   const int ew = std::max(11, static_cast<int>(energy_head.size()));
   const char* row_fmt = "%-*s %15s %13s %12s %6.1f%% %-*s %10.3f %*.2f  %s\n";
   std::string out;
-  line(out, "%-*s %15s %13s %12s %7s %-*s %10s %*s  %s\n", width, "layer", "MACs", "cycles", "stall", "util", bw,
+  append_format(out, "%-*s %15s %13s %12s %7s %-*s %10s %*s  %s\n", width, "layer", "MACs", "cycles", "stall", "util", bw,
        "bound by", "DRAM MB", ew, energy_head.c_str(), "mapping");
   auto row = [&](const std::string& full_name, const CostTotals& c, const char* bound, const std::string& mapping) {
     const std::string name = full_name.substr(0, static_cast<size_t>(width));
     const int64_t dram = c.levels.empty() ? 0 : c.levels[0].read_bytes + c.levels[0].write_bytes;
     std::string r;
-    line(r, row_fmt, width, name.c_str(), std::to_string(c.macs).c_str(), std::to_string(c.cycles).c_str(),
+    append_format(r, row_fmt, width, name.c_str(), std::to_string(c.macs).c_str(), std::to_string(c.cycles).c_str(),
          std::to_string(c.cycles - c.compute_cycles).c_str(), 100.0 * utilization(c, arch), bw, bound,
          static_cast<double>(dram) / 1e6, ew, c.energy_pj / 1e6, mapping.c_str());
     r.erase(r.find_last_not_of(" \n") + 1);  // the total row has no mapping column
@@ -401,7 +381,7 @@ std::string format_hierarchy_table(const std::vector<LayerMapping>& layers, cons
   out += std::string(static_cast<size_t>(width + bw + ew) + 82, '-') + "\n";
   const CostTotals t = network_totals(layers);
   row("total", t, "-", "");
-  line(out, "mapped %zu layers: %zu distinct shapes searched, %s mappings evaluated in %.2f s\n", layers.size(),
+  append_format(out, "mapped %zu layers: %zu distinct shapes searched, %s mappings evaluated in %.2f s\n", layers.size(),
        searched, with_commas(evaluated).c_str(), seconds);
   char energy[64];
   if (unit_is_pj(arch)) {
@@ -409,31 +389,16 @@ std::string format_hierarchy_table(const std::vector<LayerMapping>& layers, cons
   } else {
     std::snprintf(energy, sizeof energy, "%.6g %s", t.energy_pj, short_unit(arch).c_str());
   }
-  line(out, "%d layers, %lld MACs, %lld cycles = %.3f ms at %.0f MHz, %s\n", static_cast<int>(layers.size()),
+  append_format(out, "%d layers, %lld MACs, %lld cycles = %.3f ms at %.0f MHz, %s\n", static_cast<int>(layers.size()),
        static_cast<long long>(t.macs), static_cast<long long>(t.cycles),
        1e3 * static_cast<double>(t.cycles) / arch.clock_hz, arch.clock_hz / 1e6, energy);
   return out;
 }
 
-void make_output_dir(const std::string& out_dir) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  if (ec || !fs::is_directory(out_dir)) {
-    throw InputError(out_dir, "--out", "cannot create the output directory" + (ec ? ": " + ec.message() : ""));
-  }
-}
-
 void write_hierarchy_reports(const std::string& out_dir, const std::vector<LayerMapping>& layers,
                              const HierarchyRunContext& ctx) {
-  make_output_dir(out_dir);
-  const std::string report = hierarchy_report_to_json(layers, ctx).dump(2) + "\n";
-  const std::string csv = hierarchy_layers_to_csv(layers, *ctx.arch);
-  const std::string resolved = ctx.arch->to_json().dump(2) + "\n";
-  const std::filesystem::path dir(out_dir);
-  write_file_atomically((dir / "resolved_config.json").string(), resolved);
-  write_file_atomically((dir / "layers.csv").string(), csv);
-  write_file_atomically((dir / "report.json").string(), report);  // last: its presence means complete
+  write_report_files(out_dir, hierarchy_report_to_json(layers, ctx).dump(2) + "\n",
+                     hierarchy_layers_to_csv(layers, *ctx.arch), ctx.arch->to_json().dump(2) + "\n");
 }
 
 }  // namespace loom

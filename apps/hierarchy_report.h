@@ -72,7 +72,4 @@ void write_hierarchy_reports(const std::string& out_dir, const std::vector<Layer
 // "total"; InputError (the architecture file, levels[i].name) when one collides.
 void check_level_names_for_reports(const HierarchyConfig& arch);
 
-// Creates `out_dir` (InputError naming --out when it cannot).
-void make_output_dir(const std::string& out_dir);
-
 }  // namespace loom

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "apps/text_format.h"
 #include "sim/error.h"
 
 namespace loom {
@@ -12,19 +13,6 @@ namespace loom {
 namespace {
 
 Json sram_json(int64_t reads, int64_t writes) { return {{"reads", reads}, {"writes", writes}}; }
-
-// RFC 4180: a field with quotes is quoted, its quotes doubled.
-std::string csv_quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
-}
-
-std::string fmt(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.10g", v);
-  return buf;
-}
 
 }  // namespace
 
@@ -111,14 +99,14 @@ std::string layers_to_csv(const NetworkResult& run) {
       out << ",,,,";
     }
     out << l.macs << ',' << l.folds << ',' << l.cycles_total << ',' << l.cycles_compute
-        << ',' << l.cycles_stall << ',' << fmt(l.utilization(run.array_pes)) << ','
-        << fmt(l.mapping_efficiency(run.array_pes)) << ',' << l.sram.ifmap_reads << ',' << l.ifmap_fill_writes
+        << ',' << l.cycles_stall << ',' << format_number(l.utilization(run.array_pes)) << ','
+        << format_number(l.mapping_efficiency(run.array_pes)) << ',' << l.sram.ifmap_reads << ',' << l.ifmap_fill_writes
         << ',' << l.sram.filter_reads << ',' << l.filter_fill_writes << ','
         << l.sram.ofmap_reads + l.ofmap_drain_reads << ',' << l.sram.ofmap_writes + l.ofmap_fill_writes << ','
-        << l.dram_read_bytes << ',' << l.dram_write_bytes << ',' << fmt(l.dram_avg_bytes_per_cycle()) << ','
-        << fmt(l.dram_peak_bytes_per_cycle) << ',' << fmt(e.mac_pj) << ',' << fmt(e.sram_ifmap_pj) << ','
-        << fmt(e.sram_filter_pj) << ',' << fmt(e.sram_ofmap_pj) << ',' << fmt(e.dram_pj) << ','
-        << fmt(e.total_pj()) << '\n';
+        << l.dram_read_bytes << ',' << l.dram_write_bytes << ',' << format_number(l.dram_avg_bytes_per_cycle()) << ','
+        << format_number(l.dram_peak_bytes_per_cycle) << ',' << format_number(e.mac_pj) << ',' << format_number(e.sram_ifmap_pj) << ','
+        << format_number(e.sram_filter_pj) << ',' << format_number(e.sram_ofmap_pj) << ',' << format_number(e.dram_pj) << ','
+        << format_number(e.total_pj()) << '\n';
   };
   for (const LayerResult& l : run.layers) row(l);
   row(run.totals());
@@ -139,22 +127,27 @@ void write_file_atomically(const std::string& path, const std::string& content) 
   if (ec) throw InputError(path, "--out", "cannot move the finished file into place: " + ec.message());
 }
 
-void write_run_reports(const std::string& out_dir, const NetworkResult& run, const RunContext& ctx) {
+void make_output_dir(const std::string& out_dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(out_dir, ec);
   if (ec || !fs::is_directory(out_dir)) {
     throw InputError(out_dir, "--out", "cannot create the output directory" + (ec ? ": " + ec.message() : ""));
   }
-  // Render everything first, then write each file atomically, report.json last: its
-  // presence means the run is complete.
-  const std::string report = report_to_json(run, ctx).dump(2) + "\n";
-  const std::string csv = layers_to_csv(run);
-  const std::string resolved = ctx.config->to_json().dump(2) + "\n";
-  const fs::path dir(out_dir);
-  write_file_atomically((dir / "resolved_config.json").string(), resolved);
-  write_file_atomically((dir / "layers.csv").string(), csv);
-  write_file_atomically((dir / "report.json").string(), report);  // last: its presence means complete
+}
+
+void write_report_files(const std::string& out_dir, const std::string& report_json,
+                        const std::string& layers_csv, const std::string& resolved_json) {
+  make_output_dir(out_dir);
+  const std::filesystem::path dir(out_dir);
+  write_file_atomically((dir / "resolved_config.json").string(), resolved_json);
+  write_file_atomically((dir / "layers.csv").string(), layers_csv);
+  write_file_atomically((dir / "report.json").string(), report_json);  // last: its presence means complete
+}
+
+void write_run_reports(const std::string& out_dir, const NetworkResult& run, const RunContext& ctx) {
+  write_report_files(out_dir, report_to_json(run, ctx).dump(2) + "\n", layers_to_csv(run),
+                     ctx.config->to_json().dump(2) + "\n");
 }
 
 }  // namespace loom

@@ -33,4 +33,12 @@ void write_run_reports(const std::string& out_dir, const NetworkResult& run, con
 // Writes `content` to `path` atomically (temporary file + rename).
 void write_file_atomically(const std::string& path, const std::string& content);
 
+// Creates `out_dir` (InputError naming --out when it cannot).
+void make_output_dir(const std::string& out_dir);
+
+// The three files of a run, already rendered (so a failure cannot leave a partial set),
+// each written atomically into `out_dir` (created if needed), report.json last.
+void write_report_files(const std::string& out_dir, const std::string& report_json,
+                        const std::string& layers_csv, const std::string& resolved_json);
+
 }  // namespace loom
