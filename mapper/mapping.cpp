@@ -67,6 +67,20 @@ bool Mapping::operator==(const Mapping& o) const {
   return true;
 }
 
+std::array<int8_t, kNumDims> loop_order(const std::vector<int>& outer) {
+  std::array<int8_t, kNumDims> order{};
+  std::array<bool, kNumDims> placed{};
+  int n = 0;
+  for (int d : outer) order[n++] = static_cast<int8_t>(d), placed[d] = true;
+  for (int d = 0; d < kNumDims; ++d)
+    if (!placed[d]) order[n++] = static_cast<int8_t>(d);
+  return order;
+}
+
+std::array<int8_t, kNumDims> loop_order(std::initializer_list<int> outer) {
+  return loop_order(std::vector<int>(outer));
+}
+
 Mapping outermost_mapping(const Problem& problem, const HierarchyConfig& arch) {
   LOOM_CHECK(arch.num_levels() >= 1 && arch.num_levels() <= kMaxLevels, "mapping",
              "architecture with " + std::to_string(arch.num_levels()) + " levels");
@@ -199,7 +213,7 @@ void read_order(JsonReader& level, const Problem& problem, std::array<int8_t, kN
                          v->dump());
   }
   std::array<bool, kNumDims> seen{};
-  int n = 0;
+  std::vector<int> listed;
   for (const std::string& name : names) {
     const int d = problem.parse_dim(name);
     if (d < 0) {
@@ -209,10 +223,9 @@ void read_order(JsonReader& level, const Problem& problem, std::array<int8_t, kN
     }
     if (seen[d]) throw InputError(level.file(), field, "loop '" + name + "' is listed twice");
     seen[d] = true;
-    order[n++] = static_cast<int8_t>(d);
+    listed.push_back(d);
   }
-  for (int d = 0; d < kNumDims; ++d)
-    if (!seen[d]) order[n++] = static_cast<int8_t>(d);
+  order = loop_order(listed);
 }
 
 }  // namespace

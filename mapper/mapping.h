@@ -9,7 +9,9 @@
 
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "arch/hierarchy/hierarchy_config.h"
 #include "mapper/problem.h"
@@ -32,6 +34,11 @@ struct Mapping {
   int64_t extent_below(int level, int dim) const;
   bool operator==(const Mapping& o) const;
 };
+
+// A loop order: the `outer` dims outermost first (each at most once), then every other
+// dim in the default order N K C P Q R S.
+std::array<int8_t, kNumDims> loop_order(std::initializer_list<int> outer);
+std::array<int8_t, kNumDims> loop_order(const std::vector<int>& outer);
 
 // The trivial mapping: every loop at the outermost level, nothing unrolled.
 Mapping outermost_mapping(const Problem& problem, const HierarchyConfig& arch);

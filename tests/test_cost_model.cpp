@@ -48,16 +48,6 @@ Problem tiny_conv() {
   return p;
 }
 
-// Order helper: the listed dims outermost first, the rest after them.
-std::array<int8_t, kNumDims> order_of(std::initializer_list<int> outer) {
-  std::array<int8_t, kNumDims> o{};
-  int k = 0, seen = 0;
-  for (int d : outer) o[k++] = static_cast<int8_t>(d), seen |= 1 << d;
-  for (int d = 0; d < kNumDims; ++d)
-    if (!(seen >> d & 1)) o[k++] = static_cast<int8_t>(d);
-  return o;
-}
-
 }  // namespace
 
 TEST_CASE("cost model: hand-computed counts, no reuse in the RF") {
@@ -68,7 +58,7 @@ TEST_CASE("cost model: hand-computed counts, no reuse in the RF") {
   m.num_levels = 3;
   m.levels[1].temporal[kDimP] = 4;
   m.levels[1].temporal[kDimR] = 3;
-  m.levels[1].order = order_of({kDimP, kDimR});
+  m.levels[1].order = loop_order({kDimP, kDimR});
   m.levels[1].spatial_x[kDimK] = 2;
   const Cost c = evaluate(p, a, m);
   REQUIRE(c.valid);

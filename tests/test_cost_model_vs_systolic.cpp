@@ -12,6 +12,7 @@
 #include <doctest/doctest.h>
 
 #include <random>
+#include <vector>
 
 #include "arch/hierarchy/hierarchy_config.h"
 #include "arch/systolic/systolic_simulator.h"
@@ -101,27 +102,17 @@ Case make_case(std::mt19937_64& rng, Dataflow df, Regime regime) {
   m.num_levels = 3;
   LevelMapping& dram = m.levels[0];
   LevelMapping& sram = m.levels[1];
-  std::array<int8_t, kNumDims> dram_order{}, sram_order{};
-  int nd = 0, ns = 0, seen_d = 0, seen_s = 0;
+  std::vector<int> dram_loops, sram_loops;  // outermost first
   auto place = [&](int dim, bool in_sram) {
-    if (in_sram) {
-      sram.temporal[dim] = folds[dim];
-      sram_order[ns++] = static_cast<int8_t>(dim), seen_s |= 1 << dim;
-    } else {
-      dram.temporal[dim] = folds[dim];
-      dram_order[nd++] = static_cast<int8_t>(dim), seen_d |= 1 << dim;
-    }
+    (in_sram ? sram : dram).temporal[dim] = folds[dim];
+    (in_sram ? sram_loops : dram_loops).push_back(dim);
   };
   place(r.outer_fold, outer_in_sram);
   place(r.inner_fold, inner_in_sram);
   sram.temporal[r.time] = bound[r.time];
-  sram_order[ns++] = static_cast<int8_t>(r.time), seen_s |= 1 << r.time;
-  for (int d = 0; d < kNumDims; ++d) {
-    if (!(seen_d >> d & 1)) dram_order[nd++] = static_cast<int8_t>(d);
-    if (!(seen_s >> d & 1)) sram_order[ns++] = static_cast<int8_t>(d);
-  }
-  dram.order = dram_order;
-  sram.order = sram_order;
+  sram_loops.push_back(r.time);
+  dram.order = loop_order(dram_loops);
+  sram.order = loop_order(sram_loops);
   sram.spatial_y[r.row] = rows_used;
   sram.spatial_x[r.col] = cols_used;
 

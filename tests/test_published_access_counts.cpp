@@ -39,8 +39,7 @@ HierarchyConfig chain() {
 Mapping reuse_nest(int reuse_dim, int64_t a, int64_t b, int64_t c, int64_t d) {
   Mapping m;
   m.num_levels = 3;
-  const std::array<int8_t, kNumDims> order = {static_cast<int8_t>(reuse_dim), kDimP, kDimN, kDimQ,
-                                              kDimR, kDimS, static_cast<int8_t>(reuse_dim == kDimK ? kDimC : kDimK)};
+  const std::array<int8_t, kNumDims> order = loop_order({reuse_dim, kDimP});
   m.levels[0].temporal[reuse_dim] = a;
   m.levels[0].temporal[kDimP] = 2;
   m.levels[0].order = order;

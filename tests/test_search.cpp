@@ -161,15 +161,6 @@ SearchResult run(const Problem& p, const HierarchyConfig& a, const MappingConstr
   return search_mappings(p, a, c, o);
 }
 
-std::array<int8_t, kNumDims> order_of(std::initializer_list<int> outer) {
-  std::array<int8_t, kNumDims> o{};
-  int k = 0, seen = 0;
-  for (int d : outer) o[k++] = static_cast<int8_t>(d), seen |= 1 << d;
-  for (int d = 0; d < kNumDims; ++d)
-    if (!(seen >> d & 1)) o[k++] = static_cast<int8_t>(d);
-  return o;
-}
-
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 }  // namespace
@@ -349,11 +340,11 @@ TEST_CASE("constraint: each dataflow accepts a mapping obeying it and rejects on
     m.levels[1].spatial_x[kDimK] = 2;
     m.levels[1].temporal[kDimR] = 3;
     m.levels[1].temporal[kDimP] = 4;
-    m.levels[1].order = order_of({kDimR, kDimP});  // P innermost: weights stay
+    m.levels[1].order = loop_order({kDimR, kDimP});  // P innermost: weights stay
     check_valid(m);
     CHECK_MESSAGE(satisfies(c, m, p, a, &why), why);
     Mapping moving = m;
-    moving.levels[1].order = order_of({kDimP, kDimR});  // R innermost: new weights each step
+    moving.levels[1].order = loop_order({kDimP, kDimR});  // R innermost: new weights each step
     CHECK_FALSE(satisfies(c, moving, p, a, &why));
     CHECK(contains(why, "level Buffer"));
     CHECK(contains(why, "weights"));
@@ -368,7 +359,7 @@ TEST_CASE("constraint: each dataflow accepts a mapping obeying it and rejects on
     outer.levels[1].spatial_x[kDimK] = 2;
     outer.levels[0].temporal[kDimR] = 3;
     outer.levels[0].temporal[kDimP] = 4;
-    outer.levels[0].order = order_of({kDimP, kDimR});
+    outer.levels[0].order = loop_order({kDimP, kDimR});
     CHECK_FALSE(satisfies(c, outer, p, a, &why));
     CHECK(contains(why, "level DRAM"));
   }
@@ -380,7 +371,7 @@ TEST_CASE("constraint: each dataflow accepts a mapping obeying it and rejects on
     m.levels[1].spatial_x[kDimP] = 4;
     m.levels[1].temporal[kDimC] = 2;
     m.levels[1].temporal[kDimK] = 2;
-    m.levels[1].order = order_of({kDimC, kDimK});  // K innermost: inputs stay
+    m.levels[1].order = loop_order({kDimC, kDimK});  // K innermost: inputs stay
     check_valid(m);
     CHECK_MESSAGE(satisfies(c, m, p, a, &why), why);
     Mapping bad = m;
@@ -400,7 +391,7 @@ TEST_CASE("constraint: each dataflow accepts a mapping obeying it and rejects on
     m.levels[1].spatial_x[kDimK] = 2;
     m.levels[1].temporal[kDimC] = 2;
     m.levels[1].temporal[kDimR] = 3;
-    m.levels[1].order = order_of({kDimC, kDimR});  // reduction innermost: outputs stay
+    m.levels[1].order = loop_order({kDimC, kDimR});  // reduction innermost: outputs stay
     check_valid(m);
     CHECK_MESSAGE(satisfies(c, m, p, a, &why), why);
     Mapping bad = m;
@@ -408,7 +399,7 @@ TEST_CASE("constraint: each dataflow accepts a mapping obeying it and rejects on
     bad.levels[1].spatial_y[kDimC] = 2;
     bad.levels[1].temporal[kDimC] = 1;
     bad.levels[1].temporal[kDimP] = 4;
-    bad.levels[1].order = order_of({kDimP, kDimR});
+    bad.levels[1].order = loop_order({kDimP, kDimR});
     CHECK_FALSE(satisfies(c, bad, p, a, &why));
     CHECK(contains(why, "level Buffer"));
     CHECK(contains(why, "spatial-y loop C2"));
