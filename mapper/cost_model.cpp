@@ -251,6 +251,7 @@ Cost evaluate(const Problem& problem, const HierarchyConfig& arch, const Mapping
       c.levels[i].tile_words[o] = arch.levels[i].keeps[o] ? problem.tile_elements(o, n.extent[i]) : 0;
   }
 
+  std::array<std::array<int64_t, kNumOperands>, kMaxLevels + 1> tile_refills{};
   int64_t all_temporal = 1;
   for (int i = 0; i < L; ++i)
     for (int d = 0; d < kNumDims; ++d) all_temporal *= m.levels[i].temporal[d];
@@ -262,6 +263,7 @@ Cost evaluate(const Problem& problem, const HierarchyConfig& arch, const Mapping
       // The MACs keep nothing between operations: each one reads its operands from, and
       // read-modify-writes its partial sum in, the innermost level that keeps them.
       Refill r = refill_of(m, child, o);
+      tile_refills[child][o] = r.outer * r.factor;  // per instance; the systolic fold count reads it
       if (child == L) r = {all_temporal, 1, -1, -1};
       // Step of the innermost indexing loop, in its dimension: everything inside it.
       int64_t step = 1;
@@ -319,8 +321,7 @@ Cost evaluate(const Problem& problem, const HierarchyConfig& arch, const Mapping
     int64_t folds = 0;
     for (int o = 0; o < kNumOperands; ++o) {
       if (pe < L && !arch.levels[pe].keeps[o]) continue;
-      const Refill r = refill_of(m, pe, o);
-      const int64_t fills = r.outer * r.factor;
+      const int64_t fills = tile_refills[pe][o];
       if (folds == 0 || fills < folds) folds = fills;
     }
     int64_t rows = 1, cols = 1;
