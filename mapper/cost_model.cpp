@@ -165,35 +165,30 @@ bool check_structure(const Problem& problem, const HierarchyConfig& arch, const 
 bool check_capacity(const Problem& problem, const HierarchyConfig& arch, const Nest& n,
                     MappingIssue* issue) {
   for (int i = 0; i < n.levels; ++i) {
-    const StorageLevel& lv = arch.levels[i];
-    if (lv.unbounded) continue;
-    int64_t shared_bytes = 0;
-    int largest = -1;
-    int64_t largest_bytes = -1;
-    for (int o = 0; o < kNumOperands; ++o) {
-      if (!lv.keeps[o]) continue;
-      const int64_t bytes = bytes_for(problem.tile_elements(o, n.extent[i]), arch.word_bits[o]);
-      if (!lv.shared && bytes > lv.usable_bytes(o)) {
-        if (issue)
-          *issue = {std::string(operand_name(o)) + " tile needs " + with_commas(bytes) +
-                        " B but the level holds " + with_commas(lv.usable_bytes(o)) + " B of " +
-                        operand_name(o) + " per instance" +
-                        (lv.double_buffered ? " (half of the buffer: double-buffered)" : ""),
-                    i, o};
-        return false;
-      }
-      shared_bytes += bytes;
-      if (bytes > largest_bytes) largest_bytes = bytes, largest = o;
-    }
-    if (lv.shared && shared_bytes > lv.usable_bytes(kWeights)) {
-      if (issue)
-        *issue = {"tiles of the kept operands need " + with_commas(shared_bytes) +
+    const int o = capacity_overflow(problem, arch, i, n.extent[i]);
+    if (o < 0) continue;
+    if (issue) {
+      // Only the failure path spells the numbers out.
+      const StorageLevel& lv = arch.levels[i];
+      auto bytes = [&](int q) { return bytes_for(problem.tile_elements(q, n.extent[i]), arch.word_bits[q]); };
+      if (!lv.shared) {
+        *issue = {std::string(operand_name(o)) + " tile needs " + with_commas(bytes(o)) +
+                      " B but the level holds " + with_commas(lv.usable_bytes(o)) + " B of " +
+                      operand_name(o) + " per instance" +
+                      (lv.double_buffered ? " (half of the buffer: double-buffered)" : ""),
+                  i, o};
+      } else {
+        int64_t total = 0;
+        for (int q = 0; q < kNumOperands; ++q)
+          if (lv.keeps[q]) total += bytes(q);
+        *issue = {"tiles of the kept operands need " + with_commas(total) +
                       " B together but the level holds " + with_commas(lv.usable_bytes(kWeights)) +
                       " B per instance" + (lv.double_buffered ? " (half: double-buffered)" : "") +
-                      "; the largest is " + operand_name(largest),
-                  i, largest};
-      return false;
+                      "; the largest is " + operand_name(o),
+                  i, o};
+      }
     }
+    return false;
   }
   return true;
 }
@@ -226,6 +221,21 @@ double objective_value(const Cost& c, Objective o) {
     case Objective::edp: return c.edp();
   }
   return 0;
+}
+
+int capacity_overflow(const Problem& problem, const HierarchyConfig& arch, int level, const DimArray& extent) {
+  const StorageLevel& lv = arch.levels[level];
+  if (lv.unbounded) return -1;
+  int64_t total = 0, largest_bytes = -1;
+  int largest = -1;
+  for (int o = 0; o < kNumOperands; ++o) {
+    if (!lv.keeps[o]) continue;
+    const int64_t bytes = bytes_for(problem.tile_elements(o, extent), arch.word_bits[o]);
+    if (!lv.shared && bytes > lv.usable_bytes(o)) return o;
+    total += bytes;
+    if (bytes > largest_bytes) largest_bytes = bytes, largest = o;
+  }
+  return lv.shared && total > lv.usable_bytes(kWeights) ? largest : -1;
 }
 
 bool check_mapping(const Problem& problem, const HierarchyConfig& arch, const Mapping& m,

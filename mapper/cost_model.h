@@ -62,6 +62,12 @@ struct MappingIssue {
   int operand = -1;
 };
 
+// The one capacity rule: can an instance of `level` hold the tiles of extent `extent` of
+// the operands it keeps? Bytes are rounded up per operand; a shared pool holds their sum;
+// double buffering halves what a tile may use. Returns -1 when they fit, else the operand
+// that overflows (for a shared pool, the largest). The map space prunes with it.
+int capacity_overflow(const Problem& problem, const HierarchyConfig& arch, int level, const DimArray& extent);
+
 // Full check with an explanation (for pinned mappings and error messages). Returns true
 // when the mapping covers the problem exactly, respects every fan-out and fits every buffer.
 bool check_mapping(const Problem& problem, const HierarchyConfig& arch, const Mapping& m,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "mapper/cost_model.h"
 #include "sim/text_file.h"
 
 namespace loom {
@@ -187,14 +188,9 @@ MapSpace::MapSpace(const Problem& problem, const HierarchyConfig& arch, const Ma
     levels_ = std::clamp(levels_, 1, kMaxLevels);
     return;
   }
-  for (int o = 0; o < kNumOperands; ++o) bits_[o] = arch.word_bits[o];
   for (int l = 0; l < levels_; ++l) {
     const StorageLevel& lv = arch.levels[l];
     LevelInfo& li = info_[l];
-    li.unbounded = lv.unbounded;
-    li.shared = lv.shared;
-    li.keeps = lv.keeps;
-    for (int o = 0; o < kNumOperands; ++o) li.usable[o] = lv.usable_bytes(o);
     li.fx = lv.fanout.x;
     li.fy = lv.fanout.y;
   }
@@ -245,25 +241,8 @@ MapSpace::MapSpace(const Problem& problem, const HierarchyConfig& arch, const Ma
 }
 
 bool MapSpace::fits(int level, const DimArray& e, int* operand) const {
-  const LevelInfo& li = info_[level];
-  if (li.unbounded) return true;
-  int64_t total = 0, largest_bytes = -1;
-  int largest = -1;
-  for (int o = 0; o < kNumOperands; ++o) {
-    if (!li.keeps[o]) continue;
-    const int64_t bytes = (problem_.tile_elements(o, e) * bits_[o] + 7) / 8;
-    if (!li.shared && bytes > li.usable[o]) {
-      *operand = o;
-      return false;
-    }
-    total += bytes;
-    if (bytes > largest_bytes) largest_bytes = bytes, largest = o;
-  }
-  if (li.shared && total > li.usable[kWeights]) {
-    *operand = largest;
-    return false;
-  }
-  return true;
+  *operand = capacity_overflow(problem_, arch_, level, e);
+  return *operand < 0;
 }
 
 int MapSpace::stationary_level(const Mapping& m) const {

@@ -162,13 +162,9 @@ class MapSpace {
   // outer_slot_[d][l]: d has an allowed slot at some level < l.
   std::array<std::array<bool, kMaxLevels>, kNumDims> outer_slot_{};
   struct LevelInfo {
-    bool unbounded = true, shared = true;
-    std::array<bool, kNumOperands> keeps{};
-    std::array<int64_t, kNumOperands> usable{};
     int64_t fx = 1, fy = 1;
   };
   std::array<LevelInfo, kMaxLevels> info_{};
-  std::array<int, kNumOperands> bits_{};
   OrderTable orders_;
   std::string empty_reason_;
 };
