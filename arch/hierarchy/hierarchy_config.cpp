@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "arch/config_fields.h"
 #include "arch/systolic/systolic_config.h"
 #include "sim/energy_table.h"
 #include "sim/error.h"
@@ -373,13 +374,9 @@ HierarchyConfig parse_hierarchy_json(const Json& json, const std::string& file, 
   if (c.name.empty()) r.fail("name", "expected a non-empty name");
   c.description = r.string("description", "");
   c.source = r.string("source", "");
-  c.clock_hz = r.positive_number("clock_hz");
-  if (c.clock_hz < 1e3 || c.clock_hz > 1e12) r.fail("clock_hz", "expected a clock between 1e3 and 1e12 Hz");
+  c.clock_hz = read_clock_hz(r);
 
-  const std::string dtype = r.string("data_type", "int8");
-  const std::optional<DataType> parsed = parse_data_type(dtype);
-  if (!parsed) r.fail("data_type", std::string("expected one of ") + kDataTypeNames + ", got \"" + dtype + "\"");
-  c.data_type = *parsed;
+  c.data_type = read_data_type(r, "int8");
   // Defaults as for systolic files: operands at the data type's width, partial sums in 32 bits.
   c.word_bits = {bits_of(c.data_type), bits_of(c.data_type), 32};
   if (const Json* wb = r.optional_value("word_bits")) {

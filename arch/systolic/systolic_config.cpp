@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "arch/config_fields.h"
 #include "sim/energy_table.h"
 #include "sim/error.h"
 #include "sim/text_file.h"
@@ -35,8 +36,7 @@ SystolicConfig parse_systolic_json(const Json& json, const std::string& file, co
   c.description = r.string("description", "");
   r.choice("kind", {"systolic"}, "systolic");
   c.source = r.string("source", "");
-  c.clock_hz = r.positive_number("clock_hz");
-  if (c.clock_hz < 1e3 || c.clock_hz > 1e12) r.fail("clock_hz", "expected a clock between 1e3 and 1e12 Hz");
+  c.clock_hz = read_clock_hz(r);
 
   JsonReader array = r.object("array");
   c.rows = array.positive_integer("rows");
@@ -46,10 +46,7 @@ SystolicConfig parse_systolic_json(const Json& json, const std::string& file, co
   c.dataflow = parse_dataflow(array.choice("dataflow", {"ws", "is", "os"}));
   array.finish();
 
-  const std::string dtype = r.string("data_type", "int8");
-  const std::optional<DataType> parsed = parse_data_type(dtype);
-  if (!parsed) r.fail("data_type", std::string("expected one of ") + kDataTypeNames + ", got \"" + dtype + "\"");
-  c.data_type = *parsed;
+  c.data_type = read_data_type(r, "int8");
   const int64_t default_bits = bits_of(c.data_type);
   const int64_t default_acc_bits = 32;  // partial sums accumulate in 32 bits for every type
   if (const Json* wb = r.optional_value("word_bits")) {
