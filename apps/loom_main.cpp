@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "apps/gpu_command.h"
 #include "apps/map_command.h"
 #include "apps/run_command.h"
 #include "sim/error.h"
@@ -28,6 +29,8 @@ int main(int argc, char** argv) {
   loom::add_run_command(app, run_args);
   loom::MapArgs map_args;
   loom::add_map_command(app, map_args);
+  loom::GpuArgs gpu_args;
+  loom::add_gpu_command(app, gpu_args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -39,6 +42,7 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("run")) return loom::run_command(run_args);
     if (app.got_subcommand("map")) return loom::map_command(map_args);
+    if (app.got_subcommand("gpu")) return loom::gpu_command(gpu_args);
   } catch (const loom::InputError& e) {
     std::fprintf(stderr, "loom: error: %s\n", e.what());
     return 2;

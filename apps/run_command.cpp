@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "apps/gpu_network_report.h"
 #include "apps/hierarchy_report.h"
 #include "apps/layer_table.h"
 #include "apps/report_writer.h"
@@ -27,6 +28,9 @@ void add_run_command(CLI::App& app, RunArgs& args) {
       ->capture_default_str();
   run->add_flag("--scalesim-compat", args.scalesim_compat,
                 "Use SCALE-Sim's fold timing conventions (docs/systolic-conventions.md)");
+  run->add_option("--precision", args.precision,
+                  "GPU architectures: fp16 (tensor-core WMMA GEMMs, the default) or fp32 (SIMT kernels)")
+      ->check(CLI::IsMember({"fp16", "fp32"}));
   run->add_flag("-q,--quiet", args.quiet, "Print only the totals line");
   add_mapper_options(run, args.mapper, "Mapper (hierarchy architectures only)");
 }
@@ -65,11 +69,51 @@ int run_hierarchy(const RunArgs& args, const HierarchyConfig& arch, const Networ
   return 0;
 }
 
+// A GPU runs each layer through a shipped kernel on the SIMT model, cycle by cycle.
+int run_gpu(const RunArgs& args, const simt::GpuConfig& config, const Network& network) {
+  if (args.scalesim_compat) {
+    throw InputError(config.source_file, "--scalesim-compat", "SCALE-Sim conventions apply to systolic architectures only");
+  }
+  if (const std::string given = args.mapper.first_given(); !given.empty()) {
+    throw InputError(config.source_file, given,
+                     "mapper options apply to \"kind\": \"hierarchy\" architectures; a GPU runs each layer through "
+                     "a shipped kernel (docs/simt-model.md)");
+  }
+  GpuNetworkContext ctx{&config, &network,
+                        args.precision == "fp32" ? simt::GpuPrecision::fp32 : simt::GpuPrecision::fp16};
+  std::function<void(size_t, size_t)> progress;
+  if (!args.quiet && isatty(STDERR_FILENO)) {
+    progress = [](size_t done, size_t total) {
+      std::fprintf(stderr, "\rsimulating layer %zu/%zu", done, total);
+      if (done == total) std::fprintf(stderr, "\r%*s\r", 40, "");
+    };
+  }
+  const std::vector<simt::GpuLayerRun> runs = simt::run_network_on_gpu(network, config, ctx.precision, progress);
+  write_report_files(args.out, gpu_network_report_to_json(runs, ctx).dump(2) + "\n", gpu_network_layers_csv(runs, ctx),
+                     simt::gpu_config_to_json(config).dump(2) + "\n");
+  const std::string table = format_gpu_network_table(runs, ctx);
+  if (args.quiet) {
+    const size_t last = table.rfind('\n', table.size() - 2);
+    std::cout << table.substr(last + 1);
+  } else {
+    std::cout << network.name << " on " << config.name << " (SIMT model, " << config.sms << " SMs, "
+              << simt::precision_name(ctx.precision) << ")\n"
+              << table << "reports: " << args.out << "/report.json, " << args.out << "/layers.csv, " << args.out
+              << "/resolved_config.json\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int run_command(const RunArgs& args) {
   const Architecture arch = load_arch_or_default(args.arch);
   const Network network = load_network_or_default(args.workload);
+  if (arch.is_gpu()) return run_gpu(args, arch.gpu(), network);
+  if (!args.precision.empty()) {
+    throw InputError(arch.name(), "--precision", "--precision applies to GPU architectures; a systolic array or "
+                                                 "hierarchy takes its data type from the config");
+  }
   if (arch.is_hierarchy()) return run_hierarchy(args, arch.hierarchy(), network);
   // The systolic model has its dataflow built in; the mapper's options would be ignored.
   if (const std::string given = args.mapper.first_given(); !given.empty()) {

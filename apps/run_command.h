@@ -1,7 +1,8 @@
 // `loom run`: one architecture, one network; prints the per-layer table and writes
 // report.json, layers.csv and resolved_config.json. A systolic architecture runs on the
 // cycle-level model; a "kind": "hierarchy" one is mapped layer by layer (mapper/) and
-// priced with the analytic cost model.
+// priced with the analytic cost model; a "kind": "gpu" one runs every layer through the
+// shipped CUDA kernels on the SIMT model (arch/simt/kernels/network_on_gpu.h).
 #pragma once
 
 #include <string>
@@ -17,6 +18,7 @@ struct RunArgs {
   std::string workload;  // empty: the embedded default network (ResNet-50)
   std::string out = "loom-out";
   bool scalesim_compat = false;
+  std::string precision;  // gpu architectures: fp16 (tensor cores, the default) or fp32
   bool quiet = false;
   MapperArgs mapper;  // hierarchy architectures only
 };

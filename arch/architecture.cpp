@@ -8,10 +8,14 @@
 namespace loom {
 
 const std::string& Architecture::name() const {
+  if (is_gpu()) return gpu().name;
   return is_hierarchy() ? hierarchy().name : systolic().name;
 }
 
-Json Architecture::to_json() const { return is_hierarchy() ? hierarchy().to_json() : systolic().to_json(); }
+Json Architecture::to_json() const {
+  if (is_gpu()) return simt::gpu_config_to_json(gpu());
+  return is_hierarchy() ? hierarchy().to_json() : systolic().to_json();
+}
 
 Architecture load_architecture(const std::string& path) {
   namespace fs = std::filesystem;
@@ -23,14 +27,23 @@ Architecture load_architecture(const std::string& path) {
   if (json.is_object() && kind != json.end() && kind->is_string() && *kind == "hierarchy") {
     return {parse_hierarchy_json(json, path, base_dir)};
   }
+  if (json.is_object() && kind != json.end() && kind->is_string() && *kind == "gpu") {
+    return {simt::parse_gpu_config(json, path)};
+  }
   if (json.is_object() && kind != json.end() && !(kind->is_string() && *kind == "systolic")) {
-    throw InputError(path, "kind", "expected \"systolic\" (the default) or \"hierarchy\", got " + kind->dump());
+    throw InputError(path, "kind",
+                     "expected \"systolic\" (the default), \"hierarchy\" or \"gpu\", got " + kind->dump());
   }
   return {parse_systolic_json(json, path, base_dir)};
 }
 
 HierarchyConfig as_hierarchy(const Architecture& arch) {
   if (arch.is_hierarchy()) return arch.hierarchy();
+  if (arch.is_gpu()) {
+    throw InputError(arch.gpu().source_file, "kind",
+                     "a storage hierarchy or systolic array for the mapper; \"gpu\" architectures run kernels "
+                     "(`loom gpu`, or `loom run` for a network through the shipped kernels)");
+  }
   const SystolicConfig& s = arch.systolic();
   return hierarchy_from_systolic(s, EnergyTable::load(s.energy_table));
 }

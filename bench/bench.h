@@ -13,3 +13,7 @@ int bench_resnet50(const std::vector<std::string>& args);
 // the Eyeriss-like config with the default search, each against exhaustive search.
 // Arguments: [--no-reference] [--threads N].
 int bench_mapper(const std::vector<std::string>& args);
+
+// SIMT model: warp instructions/s and cycles/s on the V100 config for the WMMA and tiled
+// GEMMs, against the functional model alone. Arguments: [--size N] [--repeats R].
+int bench_gpu(const std::vector<std::string>& args);

@@ -225,10 +225,15 @@ TEST_CASE("hierarchy: every shipped systolic config converts to an equivalent hi
     if (e.path().extension() == ".json") files.push_back(e.path().string());
   for (const auto& e : fs::directory_iterator(source_path("configs/scalesim")))
     if (e.path().extension() == ".cfg") files.push_back(e.path().string());
-  int systolic = 0, hierarchy = 0;
+  int systolic = 0, hierarchy = 0, gpu = 0;
   for (const std::string& f : files) {
     CAPTURE(f);
     const Architecture a = load_architecture(f);
+    if (a.is_gpu()) {  // runs kernels, has no hierarchy view (as_hierarchy refuses it)
+      ++gpu;
+      CHECK_THROWS_AS(as_hierarchy(a), InputError);
+      continue;
+    }
     if (a.is_hierarchy()) {
       ++hierarchy;
       continue;
@@ -288,6 +293,7 @@ TEST_CASE("hierarchy: every shipped systolic config converts to an equivalent hi
   }
   CHECK(systolic >= 8);   // 6 JSON + 2 SCALE-Sim .cfg at the time of writing
   CHECK(hierarchy >= 3);  // eyeriss_like_rs, simba_like, v100_sm_tensor_tile
+  CHECK(gpu >= 4);        // v100, t4, a100, h200
 }
 
 TEST_CASE("hierarchy: to_json round-trips every shipped hierarchy config") {

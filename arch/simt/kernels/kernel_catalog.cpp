@@ -1,0 +1,241 @@
+#include "arch/simt/kernels/kernel_catalog.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "sim/error.h"
+#include "sim/text_file.h"
+
+namespace loom::simt {
+
+int element_bytes(ElementType type) {
+  switch (type) {
+    case ElementType::f16: return 2;
+    case ElementType::f32:
+    case ElementType::u32: return 4;
+  }
+  return 4;
+}
+
+const char* element_type_name(ElementType type) {
+  switch (type) {
+    case ElementType::f16: return "f16";
+    case ElementType::f32: return "f32";
+    case ElementType::u32: return "u32";
+  }
+  return "?";
+}
+
+namespace {
+
+using Sizes = std::map<std::string, int64_t>;
+
+uint32_t ceil_div(int64_t a, int64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
+
+ArgumentSpec buffer_arg(int index) { return {ArgumentSpec::Kind::buffer, index, 0, 0}; }
+ArgumentSpec int_arg(int64_t v) { return {ArgumentSpec::Kind::int32, -1, v, 0}; }
+ArgumentSpec float_arg(double v) { return {ArgumentSpec::Kind::f32, -1, 0, v}; }
+
+struct KernelRecipe {
+  KernelInfo info;
+  std::function<void(LaunchRecipe&, const Sizes&, const std::string& option)> build;
+};
+
+void require_multiple(const Sizes& s, const std::string& key, int64_t m, const std::string& kernel,
+                      const std::string& option) {
+  if (s.at(key) % m != 0) {
+    throw InputError("", option + " " + key,
+                     kernel + " needs " + key + " to be a multiple of " + std::to_string(m) + " (got " +
+                         std::to_string(s.at(key)) + ")");
+  }
+}
+
+void add_buffer(LaunchRecipe& r, std::string name, ElementType type, int64_t count, BufferInit init,
+                bool output = false) {
+  r.buffers.push_back({std::move(name), type, count, init, 1, output});
+  r.args.push_back(buffer_arg(static_cast<int>(r.buffers.size()) - 1));
+  r.compulsory_bytes += count * element_bytes(type);
+}
+
+// The row-major FP32 GEMMs share one launch: block 16x16, one thread per output.
+void build_fp32_gemm(LaunchRecipe& r, const Sizes& s, const std::string&) {
+  const int64_t m = s.at("M"), n = s.at("N"), k = s.at("K");
+  r.block = {16, 16, 1};
+  r.grid = {ceil_div(n, 16), ceil_div(m, 16), 1};
+  add_buffer(r, "A", ElementType::f32, m * k, BufferInit::random);
+  add_buffer(r, "B", ElementType::f32, k * n, BufferInit::random);
+  add_buffer(r, "C", ElementType::f32, m * n, BufferInit::zeros, true);
+  for (int64_t v : {m, n, k}) r.args.push_back(int_arg(v));
+  r.flops = 2.0 * m * n * k;
+}
+
+const std::vector<KernelRecipe>& recipes() {
+  static const std::vector<KernelRecipe> all = {
+      {{"naive_gemm", "FP32 GEMM, one thread per output (C = A*B, row-major)", {{"M", 256}, {"N", 256}, {"K", 256}}},
+       build_fp32_gemm},
+      {{"tiled_gemm", "FP32 GEMM through 16x16 shared-memory tiles", {{"M", 256}, {"N", 256}, {"K", 256}}},
+       build_fp32_gemm},
+      {{"wmma_gemm", "tensor-core GEMM: FP16 in, FP32 accumulate, one 16x16 tile per warp",
+        {{"M", 256}, {"N", 256}, {"K", 256}}},
+       [](LaunchRecipe& r, const Sizes& s, const std::string& option) {
+         for (const char* key : {"M", "N", "K"}) require_multiple(s, key, 16, r.kernel, option);
+         const int64_t m = s.at("M"), n = s.at("N"), k = s.at("K");
+         r.block = {128, 1, 1};
+         r.grid = {ceil_div(n, 64), static_cast<uint32_t>(m / 16), 1};
+         add_buffer(r, "A", ElementType::f16, m * k, BufferInit::random);
+         add_buffer(r, "B", ElementType::f16, k * n, BufferInit::random);  // column-major K x N
+         add_buffer(r, "C", ElementType::f32, m * n, BufferInit::zeros, true);
+         for (int64_t v : {m, n, k}) r.args.push_back(int_arg(v));
+         r.flops = 2.0 * m * n * k;
+       }},
+      {{"relu_add", "element-wise y = max(a + b, 0), FP32", {{"n", 1 << 20}}},
+       [](LaunchRecipe& r, const Sizes& s, const std::string&) {
+         const int64_t n = s.at("n");
+         r.block = {256, 1, 1};
+         r.grid = {ceil_div(n, 256), 1, 1};
+         add_buffer(r, "a", ElementType::f32, n, BufferInit::random);
+         add_buffer(r, "b", ElementType::f32, n, BufferInit::random);
+         add_buffer(r, "y", ElementType::f32, n, BufferInit::zeros, true);
+         r.args.push_back(int_arg(n));
+         r.flops = 2.0 * n;
+       }},
+      {{"triad", "STREAM triad a = b + s*c, FP32, grid-stride loop (bandwidth)", {{"n", 1 << 22}, {"blocks", 0}}},
+       [](LaunchRecipe& r, const Sizes& s, const std::string&) {
+         const int64_t n = s.at("n");
+         // blocks = 0: one thread per element up to 65535 blocks, the grid-stride loop does the rest.
+         const int64_t blocks = s.at("blocks") > 0 ? s.at("blocks") : std::min<int64_t>((n + 255) / 256, 65535);
+         r.block = {256, 1, 1};
+         r.grid = {static_cast<uint32_t>(blocks), 1, 1};
+         add_buffer(r, "a", ElementType::f32, n, BufferInit::zeros, true);
+         add_buffer(r, "b", ElementType::f32, n, BufferInit::random);
+         add_buffer(r, "c", ElementType::f32, n, BufferInit::random);
+         r.args.insert(r.args.begin() + 3, float_arg(3.0));  // (a, b, c, s, n)
+         r.args.push_back(int_arg(n));
+         r.flops = 2.0 * n;
+       }},
+      {{"pointer_chase", "one thread follows next[] (latency); footprint and stride in bytes",
+        {{"footprint", 1 << 20}, {"stride", 128}, {"steps", 1024}}},
+       [](LaunchRecipe& r, const Sizes& s, const std::string& option) {
+         require_multiple(s, "footprint", 4, r.kernel, option);
+         require_multiple(s, "stride", 4, r.kernel, option);
+         const int64_t count = s.at("footprint") / 4;
+         r.block = {1, 1, 1};
+         r.grid = {1, 1, 1};
+         r.buffers.push_back({"next", ElementType::u32, count, BufferInit::chain, s.at("stride") / 4, false});
+         r.args.push_back(buffer_arg(0));
+         add_buffer(r, "out", ElementType::u32, 1, BufferInit::zeros, true);
+         r.args.push_back(int_arg(s.at("steps")));
+         r.compulsory_bytes += std::min(s.at("steps"), count) * 4;
+       }},
+      {{"reduction", "block sum through a shared-memory tree, FP32, one partial per block", {{"n", 1 << 20}}},
+       [](LaunchRecipe& r, const Sizes& s, const std::string&) {
+         const int64_t n = s.at("n");
+         r.block = {256, 1, 1};
+         r.grid = {ceil_div(n, 512), 1, 1};
+         add_buffer(r, "x", ElementType::f32, n, BufferInit::random);
+         add_buffer(r, "partial", ElementType::f32, r.grid.x, BufferInit::zeros, true);
+         r.args.push_back(int_arg(n));
+         r.flops = static_cast<double>(n);
+       }},
+      {{"conv_implicit_gemm", "implicit-GEMM convolution, FP32, NCHW/KCRS/NKPQ",
+        {{"N", 1}, {"C", 64}, {"H", 56}, {"W", 56}, {"K", 64}, {"R", 3}, {"S", 3}, {"stride", 1}, {"pad", 1}}},
+       [](LaunchRecipe& r, const Sizes& s, const std::string& option) {
+         const int64_t n = s.at("N"), c = s.at("C"), h = s.at("H"), w = s.at("W"), k = s.at("K"), rr = s.at("R"),
+                       ss = s.at("S"), stride = s.at("stride"), pad = s.at("pad");
+         const int64_t p = (h + 2 * pad - rr) / stride + 1, q = (w + 2 * pad - ss) / stride + 1;
+         if (h + 2 * pad < rr || w + 2 * pad < ss) {
+           throw InputError("", option, "conv_implicit_gemm: the filter is larger than the padded input");
+         }
+         r.sizes["P"] = p;
+         r.sizes["Q"] = q;
+         r.block = {16, 16, 1};
+         r.grid = {ceil_div(k, 16), ceil_div(n * p * q, 16), 1};
+         add_buffer(r, "x", ElementType::f32, n * c * h * w, BufferInit::random);
+         add_buffer(r, "w", ElementType::f32, k * c * rr * ss, BufferInit::random);
+         add_buffer(r, "y", ElementType::f32, n * k * p * q, BufferInit::zeros, true);
+         for (int64_t v : {n, c, h, w, k, rr, ss, p, q, stride, pad}) r.args.push_back(int_arg(v));
+         r.flops = 2.0 * n * k * p * q * c * rr * ss;
+       }},
+  };
+  return all;
+}
+
+const KernelRecipe& find_recipe(const std::string& name, const std::string& option) {
+  for (const KernelRecipe& k : recipes()) {
+    if (k.info.name == name) return k;
+  }
+  std::string names;
+  for (const KernelRecipe& k : recipes()) names += (names.empty() ? "" : ", ") + k.info.name;
+  throw InputError("", option, "a shipped kernel name (" + names + ") or a .ptx file; got '" + name + "'");
+}
+
+}  // namespace
+
+const std::vector<KernelInfo>& kernel_catalog() {
+  static const std::vector<KernelInfo> infos = [] {
+    std::vector<KernelInfo> v;
+    for (const KernelRecipe& k : recipes()) v.push_back(k.info);
+    return v;
+  }();
+  return infos;
+}
+
+bool is_catalog_kernel(const std::string& name) {
+  return std::any_of(recipes().begin(), recipes().end(), [&](const KernelRecipe& k) { return k.info.name == name; });
+}
+
+LaunchRecipe make_launch_recipe(const std::string& kernel, const Sizes& sizes, const std::string& option) {
+  const KernelRecipe& recipe = find_recipe(kernel, "--kernel");
+  LaunchRecipe r;
+  r.kernel = kernel;
+  r.entry = kernel;
+  r.ptx_file = "validate/kernels/" + kernel + ".ptx";
+  std::string known;
+  for (const auto& [key, fallback] : recipe.info.size_defaults) {
+    r.sizes[key] = fallback;
+    known += (known.empty() ? "" : ", ") + key;
+  }
+  for (const auto& [key, value] : sizes) {
+    if (!r.sizes.count(key)) {
+      throw InputError("", option + " " + key, kernel + " takes the sizes " + known + "; '" + key + "' is not one");
+    }
+    // Padding and "blocks = 0 (automatic)" may be zero; every other size is a count.
+    const bool may_be_zero = key == "pad" || key == "blocks";
+    if (value < (may_be_zero ? 0 : 1) || value > (int64_t{1} << 31) - 1) {
+      throw InputError("", option + " " + key,
+                       std::string(may_be_zero ? "a size from 0" : "a positive size") + " below 2^31 (got " +
+                           std::to_string(value) + ")");
+    }
+    r.sizes[key] = value;
+  }
+  recipe.build(r, r.sizes, option);
+  return r;
+}
+
+std::map<std::string, int64_t> parse_size_list(const std::string& text, const std::string& option) {
+  std::map<std::string, int64_t> sizes;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = trim(text.substr(start, end - start));
+    const size_t eq = item.find('=');
+    if (item.empty() || eq == std::string::npos || eq == 0) {
+      throw InputError("", option, "a list like M=256,N=128,K=64; got '" + text + "'");
+    }
+    const std::string key = trim(item.substr(0, eq)), value = trim(item.substr(eq + 1));
+    try {
+      size_t used = 0;
+      const long long v = std::stoll(value, &used, 0);
+      if (used != value.size()) throw std::invalid_argument(value);
+      sizes[key] = v;
+    } catch (const std::exception&) {
+      throw InputError("", option + " " + key, "an integer (got '" + value + "')");
+    }
+    start = end + 1;
+  }
+  return sizes;
+}
+
+}  // namespace loom::simt

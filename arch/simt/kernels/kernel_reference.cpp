@@ -1,0 +1,183 @@
+#include "arch/simt/kernels/kernel_reference.h"
+
+#include <Eigen/Dense>
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "arch/simt/ptx/half_float.h"
+
+namespace loom::simt {
+
+namespace {
+
+constexpr double kUnitRoundoff = 1.0 / (1 << 24);  // 2^-24, FP32
+
+// SplitMix64: a tiny, fully specified generator, so inputs are identical everywhere.
+uint64_t splitmix(uint64_t& state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+template <typename T>
+T load(const HostBuffer& b, int64_t i) {
+  T v;
+  std::memcpy(&v, b.data() + i * sizeof(T), sizeof(T));
+  return v;
+}
+
+// Element i of a buffer as a double, whatever its element type.
+double value_at(const BufferSpec& spec, const HostBuffer& b, int64_t i) {
+  switch (spec.type) {
+    case ElementType::f32: return load<float>(b, i);
+    case ElementType::f16: return half_to_float(load<uint16_t>(b, i));
+    case ElementType::u32: return load<uint32_t>(b, i);
+  }
+  return 0;
+}
+
+Eigen::MatrixXd as_matrix(const BufferSpec& spec, const HostBuffer& b, int64_t rows, int64_t cols, bool row_major) {
+  Eigen::MatrixXd m(rows, cols);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) m(r, c) = value_at(spec, b, row_major ? r * cols + c : c * rows + r);
+  return m;
+}
+
+struct Checker {
+  const LaunchRecipe& recipe;
+  VerifyResult result;
+
+  // One output element: exact value, sum of |terms| and number of terms give the bound.
+  void check(const std::string& buffer, int64_t index, double got, double exact, double abs_sum, int64_t terms,
+             bool exact_required) {
+    ++result.checked;
+    const double bound = exact_required ? 0.0 : (double(terms) + 2) * kUnitRoundoff * abs_sum;
+    const double error = std::fabs(got - exact);
+    const bool pass = exact_required ? got == exact : error <= bound;
+    if (bound > 0) result.worst_ratio = std::max(result.worst_ratio, error / bound);
+    if (pass && !std::isnan(got)) return;
+    ++result.mismatches;
+    result.ok = false;
+    if (result.first_mismatch.empty()) {
+      std::ostringstream s;
+      s.precision(9);
+      s << buffer << "[" << index << "] = " << got << ", expected " << exact << " (bound " << bound << ")";
+      result.first_mismatch = s.str();
+    }
+  }
+};
+
+void verify_gemm(Checker& c, const std::vector<HostBuffer>& before, const HostBuffer& out, bool b_col_major) {
+  const LaunchRecipe& r = c.recipe;
+  const int64_t m = r.sizes.at("M"), n = r.sizes.at("N"), k = r.sizes.at("K");
+  const Eigen::MatrixXd a = as_matrix(r.buffers[0], before[0], m, k, true);
+  const Eigen::MatrixXd b = as_matrix(r.buffers[1], before[1], k, n, !b_col_major);
+  const Eigen::MatrixXd exact = a * b;
+  const Eigen::MatrixXd abs_sum = a.cwiseAbs() * b.cwiseAbs();
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      c.check("C", i * n + j, load<float>(out, i * n + j), exact(i, j), abs_sum(i, j), k, false);
+}
+
+void verify_conv(Checker& c, const std::vector<HostBuffer>& before, const HostBuffer& out) {
+  const auto& s = c.recipe.sizes;
+  const int64_t n = s.at("N"), ch = s.at("C"), h = s.at("H"), w = s.at("W"), k = s.at("K"), rr = s.at("R"),
+                ss = s.at("S"), p = s.at("P"), q = s.at("Q"), stride = s.at("stride"), pad = s.at("pad");
+  // im2col as an Eigen product: rows = output pixels, cols = C*R*S.
+  const int64_t crs = ch * rr * ss;
+  Eigen::MatrixXd cols = Eigen::MatrixXd::Zero(n * p * q, crs);
+  for (int64_t img = 0; img < n; ++img)
+    for (int64_t y = 0; y < p; ++y)
+      for (int64_t x = 0; x < q; ++x)
+        for (int64_t cc = 0; cc < ch; ++cc)
+          for (int64_t dy = 0; dy < rr; ++dy)
+            for (int64_t dx = 0; dx < ss; ++dx) {
+              const int64_t iy = y * stride - pad + dy, ix = x * stride - pad + dx;
+              if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
+              cols((img * p + y) * q + x, (cc * rr + dy) * ss + dx) = load<float>(before[0], ((img * ch + cc) * h + iy) * w + ix);
+            }
+  const Eigen::MatrixXd filters = as_matrix(c.recipe.buffers[1], before[1], k, crs, true);
+  const Eigen::MatrixXd exact = cols * filters.transpose();
+  const Eigen::MatrixXd abs_sum = cols.cwiseAbs() * filters.cwiseAbs().transpose();
+  for (int64_t img = 0; img < n; ++img)
+    for (int64_t kk = 0; kk < k; ++kk)
+      for (int64_t pix = 0; pix < p * q; ++pix) {
+        const int64_t index = (img * k + kk) * p * q + pix;
+        c.check("y", index, load<float>(out, index), exact(img * p * q + pix, kk), abs_sum(img * p * q + pix, kk), crs,
+                false);
+      }
+}
+
+}  // namespace
+
+std::vector<HostBuffer> initial_buffers(const LaunchRecipe& recipe, uint64_t seed) {
+  std::vector<HostBuffer> buffers;
+  uint64_t state = seed;
+  for (const BufferSpec& spec : recipe.buffers) {
+    HostBuffer b(static_cast<size_t>(spec.count * element_bytes(spec.type)), 0);
+    for (int64_t i = 0; i < spec.count; ++i) {
+      if (spec.init == BufferInit::zeros) break;
+      if (spec.init == BufferInit::chain) {
+        const uint32_t next = static_cast<uint32_t>((i + spec.chain_stride) % spec.count);
+        std::memcpy(b.data() + i * 4, &next, 4);
+        continue;
+      }
+      // 24 random bits: a value in [-1, 1) exactly representable in FP32.
+      const float v = static_cast<float>(static_cast<int64_t>(splitmix(state) >> 40) - (1 << 23)) / float(1 << 23);
+      if (spec.type == ElementType::f16) {
+        const uint16_t h = float_to_half(v);
+        std::memcpy(b.data() + i * 2, &h, 2);
+      } else {
+        std::memcpy(b.data() + i * 4, &v, 4);
+      }
+    }
+    buffers.push_back(std::move(b));
+  }
+  return buffers;
+}
+
+VerifyResult verify_outputs(const LaunchRecipe& recipe, const std::vector<HostBuffer>& before,
+                            const std::vector<HostBuffer>& after) {
+  Checker c{recipe, {}};
+  const auto& s = recipe.sizes;
+  const std::string& k = recipe.kernel;
+  if (k == "naive_gemm" || k == "tiled_gemm") {
+    verify_gemm(c, before, after[2], false);
+  } else if (k == "wmma_gemm") {
+    verify_gemm(c, before, after[2], true);
+  } else if (k == "conv_implicit_gemm") {
+    verify_conv(c, before, after[2]);
+  } else if (k == "relu_add") {
+    for (int64_t i = 0; i < s.at("n"); ++i) {
+      const float sum = load<float>(before[0], i) + load<float>(before[1], i);  // one FP32 rounding, as the kernel
+      c.check("y", i, load<float>(after[2], i), std::max(sum, 0.0f), 0, 1, true);
+    }
+  } else if (k == "triad") {
+    for (int64_t i = 0; i < s.at("n"); ++i) {
+      const double b = load<float>(before[1], i), cc = load<float>(before[2], i);
+      c.check("a", i, load<float>(after[0], i), b + 3.0 * cc, std::fabs(b) + std::fabs(3.0 * cc), 2, false);
+    }
+  } else if (k == "reduction") {
+    const int64_t n = s.at("n");
+    for (int64_t block = 0; block < recipe.grid.x; ++block) {
+      double exact = 0, abs_sum = 0;
+      for (int64_t i = block * 512; i < std::min(n, block * 512 + 512); ++i) {
+        const double v = load<float>(before[0], i);
+        exact += v;
+        abs_sum += std::fabs(v);
+      }
+      c.check("partial", block, load<float>(after[1], block), exact, abs_sum, 512, false);
+    }
+  } else if (k == "pointer_chase") {
+    const int64_t count = recipe.buffers[0].count;
+    uint32_t j = 0;
+    for (int64_t i = 0; i < s.at("steps"); ++i) j = load<uint32_t>(before[0], j % count);
+    c.check("out", 0, load<uint32_t>(after[1], 0), j, 0, 1, true);
+  }
+  return c.result;
+}
+
+}  // namespace loom::simt

@@ -1,0 +1,31 @@
+// A whole network on the SIMT GPU model: every layer launches the shipped kernel the
+// layer-to-kernel rule picks (layer_kernels.h), simulated cycle by cycle. Layers with the
+// same launch (ResNet's repeated blocks) are simulated once: the model is deterministic, so
+// the repeat's statistics are identical by construction.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "arch/simt/gpu_config.h"
+#include "arch/simt/gpu_energy.h"
+#include "arch/simt/gpu_stats.h"
+#include "arch/simt/kernels/layer_kernels.h"
+#include "workloads/network.h"
+
+namespace loom::simt {
+
+struct GpuLayerRun {
+  const Layer* layer = nullptr;
+  LayerLaunch launch;
+  GpuStats stats;
+  GpuEnergy energy;
+  bool reused = false;  // statistics taken from an earlier layer with the same launch
+};
+
+// progress(done, total) after each layer.
+std::vector<GpuLayerRun> run_network_on_gpu(const Network& network, const GpuConfig& config, GpuPrecision precision,
+                                            const std::function<void(size_t, size_t)>& progress = {});
+
+}  // namespace loom::simt

@@ -1,0 +1,42 @@
+// Runs one launch recipe end to end: decode the kernel's PTX, allocate and fill its buffers,
+// bind its arguments, execute it on the SIMT timing model (or functionally only), read the
+// outputs back and check them against the CPU reference.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "arch/simt/gpu_config.h"
+#include "arch/simt/gpu_stats.h"
+#include "arch/simt/kernels/kernel_catalog.h"
+#include "arch/simt/kernels/kernel_reference.h"
+#include "arch/simt/ptx/ptx_program.h"
+#include "arch/simt/timing/gpu_engine.h"
+
+namespace loom::simt {
+
+// The shipped kernel `name`, decoded from the PTX compiled into the binary (decoded once per
+// process).
+const PtxKernel& shipped_kernel(const std::string& name);
+
+struct RecipeRunOptions {
+  uint64_t seed = 1;
+  bool verify = true;              // read outputs back and compare with the CPU reference
+  int registers_per_thread = 0;    // 0: the kernel's estimate
+  ProgressFn progress;
+};
+
+struct RecipeRunResult {
+  GpuStats stats;
+  bool verified = false;
+  VerifyResult check;
+};
+
+// `kernel`: the decoded kernel (shipped_kernel(recipe.kernel) for catalog kernels).
+RecipeRunResult run_recipe(const LaunchRecipe& recipe, const PtxKernel& kernel, const GpuConfig& config,
+                           const RecipeRunOptions& options);
+
+// "passed: 65,536 elements within the FP32 summation bound (worst 3% of it)" and the like.
+std::string describe_check(const RecipeRunResult& result);
+
+}  // namespace loom::simt

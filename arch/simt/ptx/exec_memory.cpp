@@ -1,0 +1,165 @@
+// ld and st for every state space, scalar and .v2/.v4, and the memory-fault message.
+#include <cstdio>
+
+#include "arch/simt/ptx/exec_handlers.h"
+#include "arch/simt/ptx/memory_access.h"
+#include "sim/error.h"
+
+namespace loom::simt {
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+const char* space_name(MemorySpace s) {
+  switch (s) {
+    case MemorySpace::global: return "global";
+    case MemorySpace::shared: return "shared";
+    case MemorySpace::local: return "local";
+    case MemorySpace::param: return "param";
+    case MemorySpace::constant: return "const";
+    default: return "generic";
+  }
+}
+
+// Loads Vec elements of Bytes each; narrower signed values sign-extend into the register
+// (kFlagSigned), and aux masks the result to the register's width. Everything the lane loop
+// needs is in locals (see SpaceWindow).
+template <MemorySpace S, int Bytes, int Vec>
+void load(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
+  const uint64_t* base = i.address != kNoOperand ? c.src(i.address) : nullptr;
+  constexpr uint32_t kTotal = Bytes * Vec;
+  uint64_t* d[Vec];
+  for (int k = 0; k < Vec; ++k) d[k] = c.dst(i.dst[k]);
+  const bool sign = (i.flags & DecodedInstruction::kFlagSigned) && Bytes < 8;
+  constexpr int kShift = 64 - 8 * Bytes;
+  const uint64_t width = i.aux, offset = static_cast<uint64_t>(i.offset);
+  MemorySpace space = S;
+  SpaceWindow<S> window(c);
+  MemorySegment* segments = c.out->segments.data();
+  int n = 0;
+  for_each_lane(mask, [&](int l) {
+    uint64_t where;
+    const uint8_t* p = window.at((base ? base[l] : 0) + offset, kTotal, l, where, space);
+    segments[n] = {where, kTotal, static_cast<uint8_t>(l)};
+    ++n;
+    for (int k = 0; k < Vec; ++k) {
+      uint64_t v = read_le<Bytes>(p + k * Bytes);
+      if (sign) v = static_cast<uint64_t>(static_cast<int64_t>(v << kShift) >> kShift);
+      d[k][l] = v & width;
+    }
+  });
+  c.out->n_segments = static_cast<uint16_t>(n);
+  c.out->space = space;
+}
+
+template <MemorySpace S, int Bytes, int Vec>
+void store(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
+  const uint64_t* base = i.address != kNoOperand ? c.src(i.address) : nullptr;
+  constexpr uint32_t kTotal = Bytes * Vec;
+  const uint64_t* s[Vec];
+  for (int k = 0; k < Vec; ++k) s[k] = c.src(i.src[k]);
+  const uint64_t offset = static_cast<uint64_t>(i.offset);
+  MemorySpace space = S;
+  SpaceWindow<S> window(c);
+  MemorySegment* segments = c.out->segments.data();
+  int n = 0;
+  for_each_lane(mask, [&](int l) {
+    uint64_t where;
+    uint8_t* p = window.at((base ? base[l] : 0) + offset, kTotal, l, where, space);
+    segments[n] = {where, kTotal, static_cast<uint8_t>(l)};
+    ++n;
+    for (int k = 0; k < Vec; ++k) write_le<Bytes>(p + k * Bytes, s[k][l]);
+  });
+  c.out->n_segments = static_cast<uint16_t>(n);
+  c.out->space = space;
+}
+
+template <MemorySpace S, int Bytes>
+ExecFn load_vec(int vec) {
+  return vec == 4 ? &load<S, Bytes, 4> : vec == 2 ? &load<S, Bytes, 2> : &load<S, Bytes, 1>;
+}
+template <MemorySpace S, int Bytes>
+ExecFn store_vec(int vec) {
+  return vec == 4 ? &store<S, Bytes, 4> : vec == 2 ? &store<S, Bytes, 2> : &store<S, Bytes, 1>;
+}
+
+template <MemorySpace S>
+ExecFn load_for(int bytes, int vec) {
+  switch (bytes) {
+    case 1: return load_vec<S, 1>(vec);
+    case 2: return load_vec<S, 2>(vec);
+    case 4: return load_vec<S, 4>(vec);
+    case 8: return load_vec<S, 8>(vec);
+    default: return nullptr;
+  }
+}
+template <MemorySpace S>
+ExecFn store_for(int bytes, int vec) {
+  switch (bytes) {
+    case 1: return store_vec<S, 1>(vec);
+    case 2: return store_vec<S, 2>(vec);
+    case 4: return store_vec<S, 4>(vec);
+    case 8: return store_vec<S, 8>(vec);
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+void memory_fault(const WarpContext& c, MemorySpace space, uint64_t address, uint32_t bytes, int lane) {
+  const Dim3& block = c.launch->block;
+  const uint32_t t = c.warp_index * 32 + static_cast<uint32_t>(lane);
+  const uint32_t tx = t % block.x, ty = (t / block.x) % block.y, tz = t / (block.x * block.y);
+  const Dim3& cta = c.cta->ctaid;
+  const StaticInstruction& inst = *c.out->inst;
+  std::string where;
+  switch (space) {
+    case MemorySpace::global: where = "global address " + c.launch->memory->describe(address); break;
+    case MemorySpace::shared:
+      where = "shared address " + hex(address) + " (the CTA has " + std::to_string(c.cta->shared.size()) + " bytes of shared memory)";
+      break;
+    case MemorySpace::local:
+      where = "local address " + hex(address) + " (each thread has " + std::to_string(c.launch->kernel->local_bytes) + " bytes of local memory)";
+      break;
+    case MemorySpace::param:
+      where = "parameter offset " + hex(address) + " (the kernel has " + std::to_string(c.launch->params.size()) + " bytes of parameters)";
+      break;
+    default:
+      where = "constant address " + hex(address) + " (the module has " + std::to_string(c.launch->kernel->constant_bank.size()) + " bytes of .const data)";
+      break;
+  }
+  throw InputError(c.launch->kernel->source_name, "line " + std::to_string(inst.line),
+                   "out-of-bounds " + std::string(space_name(space)) + " access by thread (ctaid " + std::to_string(cta.x) + "," +
+                       std::to_string(cta.y) + "," + std::to_string(cta.z) + "; tid " + std::to_string(tx) + "," +
+                       std::to_string(ty) + "," + std::to_string(tz) + ") of kernel '" + c.launch->kernel->name + "': " +
+                       std::to_string(bytes) + " bytes at " + where + " in '" + inst.text +
+                       "'; expected every access inside memory the launch provides (check sizes and launch dimensions)");
+}
+
+ExecFn select_load(MemorySpace space, int bytes, int vec) {
+  switch (space) {
+    case MemorySpace::global: return load_for<MemorySpace::global>(bytes, vec);
+    case MemorySpace::shared: return load_for<MemorySpace::shared>(bytes, vec);
+    case MemorySpace::local: return load_for<MemorySpace::local>(bytes, vec);
+    case MemorySpace::param: return load_for<MemorySpace::param>(bytes, vec);
+    case MemorySpace::constant: return load_for<MemorySpace::constant>(bytes, vec);
+    default: return load_for<MemorySpace::none>(bytes, vec);
+  }
+}
+
+ExecFn select_store(MemorySpace space, int bytes, int vec) {
+  switch (space) {
+    case MemorySpace::global: return store_for<MemorySpace::global>(bytes, vec);
+    case MemorySpace::shared: return store_for<MemorySpace::shared>(bytes, vec);
+    case MemorySpace::local: return store_for<MemorySpace::local>(bytes, vec);
+    case MemorySpace::none: return store_for<MemorySpace::none>(bytes, vec);
+    default: return nullptr;
+  }
+}
+
+}  // namespace loom::simt

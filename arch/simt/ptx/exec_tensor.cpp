@@ -1,0 +1,215 @@
+// Warp-level matrix instructions: wmma.load/store/mma for m16n16k16 and mma.sync m16n8k16.
+//
+// WMMA fragment layout (implementation-defined in PTX; this is loom's, and load -> mma ->
+// store and element-wise operations on fragments all agree with it). Tiles are 16x16,
+// indexed in row-major order of the logical matrix (A: M x K, B: K x N, C/D: M x N),
+// whatever the memory layout (.row/.col) was:
+//   * accumulators (c, d): lane l holds elements 8l .. 8l+7 (row l/2, columns 8(l%2) ..
+//     8(l%2)+7). f32: register k holds element 8l+k. f16: register r holds elements 8l+2r
+//     (low half) and 8l+2r+1 (high half).
+//   * a and b (f16/bf16, 8 registers = 16 halves): lane l holds row (l mod 16): register r
+//     holds columns 2r (low half) and 2r+1 (high half). Lanes 16-31 repeat lanes 0-15, as
+//     on Volta each element lives in more than one lane.
+// mma.sync m16n8k16 uses the layout the PTX ISA specifies for that shape.
+#include <array>
+
+#include "arch/simt/ptx/exec_handlers.h"
+#include "arch/simt/ptx/memory_access.h"
+
+namespace loom::simt {
+
+namespace {
+
+constexpr int kTile = 16;
+using Tile = std::array<uint64_t, kTile * kTile>;  // element bits, row-major
+
+// Every row (.row) or column (.col) of the tile in memory is 16 contiguous elements.
+template <MemorySpace S>
+uint8_t* line_at(WarpContext& c, uint64_t address, uint32_t bytes, int lane, int index, MemorySpace& space) {
+  uint64_t where;
+  uint8_t* p = resolve<S>(c, address, bytes, lane, where, space);
+  c.add_segment(where, bytes, index);
+  return p;
+}
+
+// The leading dimension in elements (aux: its operand, or kNoOperand for the default 16),
+// read from the first active lane: PTX requires it to be warp-uniform.
+uint64_t stride_of(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
+  if (i.aux == kNoOperand) return kTile;
+  return c.src(static_cast<uint32_t>(i.aux))[first_lane(mask)] & 0xffffffffu;
+}
+
+// The element bits of logical (r, col) from memory laid out row- or column-major; elements
+// of Bytes each.
+template <MemorySpace S, int Bytes>
+void load_tile(WarpContext& c, const DecodedInstruction& i, uint32_t mask, Tile& tile) {
+  const int lane = static_cast<int>(first_lane(mask));
+  const uint64_t base = (i.address != kNoOperand ? c.src(i.address)[lane] : 0) + static_cast<uint64_t>(i.offset);
+  const uint64_t stride = stride_of(c, i, mask);
+  const bool col_major = i.mode == 1;
+  MemorySpace space = S;
+  for (int line = 0; line < kTile; ++line) {
+    const uint8_t* p = line_at<S>(c, base + line * stride * Bytes, kTile * Bytes, lane, line, space);
+    for (int e = 0; e < kTile; ++e) tile[col_major ? e * kTile + line : line * kTile + e] = read_le<Bytes>(p + e * Bytes);
+  }
+  c.out->space = space;
+}
+
+template <MemorySpace S>
+void store_tile(WarpContext& c, const DecodedInstruction& i, uint32_t mask, const Tile& tile) {
+  const int lane = static_cast<int>(first_lane(mask));
+  const uint64_t base = (i.address != kNoOperand ? c.src(i.address)[lane] : 0) + static_cast<uint64_t>(i.offset);
+  const uint64_t stride = stride_of(c, i, mask);
+  const int esize = type_bytes(i.type);
+  const bool col_major = i.mode == 1;
+  MemorySpace space = S;
+  for (int line = 0; line < kTile; ++line) {
+    uint8_t* p = line_at<S>(c, base + line * stride * esize, kTile * esize, lane, line, space);
+    for (int e = 0; e < kTile; ++e) std::memcpy(p + e * esize, &tile[col_major ? e * kTile + line : line * kTile + e], esize);
+  }
+  c.out->space = space;
+}
+
+bool is_accumulator(const DecodedInstruction& i) { return i.op == 2; }
+
+// Fragment registers <-> tile elements, per the layout above.
+void tile_to_fragment(WarpContext& c, const DecodedInstruction& i, uint32_t mask, const Tile& tile, bool accumulator,
+                      PtxType type) {
+  for_each_lane(mask, [&](int l) {
+    if (accumulator && type == PtxType::f32) {
+      for (int k = 0; k < 8; ++k) c.dst(i.dst[k])[l] = tile[8 * l + k];
+    } else if (accumulator) {
+      for (int r = 0; r < 4; ++r) c.dst(i.dst[r])[l] = tile[8 * l + 2 * r] | tile[8 * l + 2 * r + 1] << 16;
+    } else {
+      const int row = l % kTile;
+      for (int r = 0; r < 8; ++r) c.dst(i.dst[r])[l] = tile[row * kTile + 2 * r] | tile[row * kTile + 2 * r + 1] << 16;
+    }
+  });
+}
+
+// The accumulator tile as fp32 values, from registers src[first .. ].
+void accumulator_from_fragment(WarpContext& c, const DecodedInstruction& i, int first, PtxType type, std::array<float, 256>& out) {
+  for (int l = 0; l < 32; ++l) {
+    if (type == PtxType::f32) {
+      for (int k = 0; k < 8; ++k) out[8 * l + k] = Repr<float>::load(c.src(i.src[first + k])[l]);
+    } else {
+      for (int r = 0; r < 4; ++r) {
+        const uint64_t v = c.src(i.src[first + r])[l];
+        out[8 * l + 2 * r] = half_to_float(static_cast<uint16_t>(v));
+        out[8 * l + 2 * r + 1] = half_to_float(static_cast<uint16_t>(v >> 16));
+      }
+    }
+  }
+}
+
+template <MemorySpace S>
+void wmma_load(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
+  Tile tile;
+  if (type_bytes(i.type) == 2) load_tile<S, 2>(c, i, mask, tile);
+  else load_tile<S, 4>(c, i, mask, tile);
+  tile_to_fragment(c, i, mask, tile, is_accumulator(i), i.type);
+}
+
+template <MemorySpace S>
+void wmma_store(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
+  std::array<float, 256> values;
+  accumulator_from_fragment(c, i, 0, i.type, values);
+  Tile tile;
+  if (i.type == PtxType::f32) {
+    for (int e = 0; e < 256; ++e) tile[e] = Repr<float>::store(values[e]);
+  } else {
+    for (int l = 0; l < 32; ++l)  // f16: copy the halves' bits without a round trip
+      for (int r = 0; r < 4; ++r) {
+        const uint64_t v = c.src(i.src[r])[l];
+        tile[8 * l + 2 * r] = v & 0xffff;
+        tile[8 * l + 2 * r + 1] = (v >> 16) & 0xffff;
+      }
+  }
+  store_tile<S>(c, i, mask, tile);
+}
+
+float input_value(uint64_t bits, bool bf16) {
+  return bf16 ? bfloat_to_float(static_cast<uint16_t>(bits)) : half_to_float(static_cast<uint16_t>(bits));
+}
+
+// D = A * B + C with fp32 accumulation in k order (products of halves are exact in fp32).
+void wmma_mma(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
+  const bool bf16 = i.op == 1;
+  std::array<float, 256> a, b, acc;
+  for (int row = 0; row < kTile; ++row)
+    for (int r = 0; r < 8; ++r) {
+      const uint64_t va = c.src(i.src[r])[row], vb = c.src(i.src[8 + r])[row];
+      a[row * kTile + 2 * r] = input_value(va & 0xffff, bf16);
+      a[row * kTile + 2 * r + 1] = input_value(va >> 16 & 0xffff, bf16);
+      b[row * kTile + 2 * r] = input_value(vb & 0xffff, bf16);
+      b[row * kTile + 2 * r + 1] = input_value(vb >> 16 & 0xffff, bf16);
+    }
+  accumulator_from_fragment(c, i, 16, i.type2, acc);
+  // Every d[m][n] still adds its products in k order; iterating n innermost turns the 16
+  // dependent chains of a row into independent lanes the compiler vectorises.
+  std::array<float, 256> d = acc;
+  for (int m = 0; m < kTile; ++m)
+    for (int k = 0; k < kTile; ++k) {
+      const float am = a[m * kTile + k];
+      for (int n = 0; n < kTile; ++n) d[m * kTile + n] += am * b[k * kTile + n];
+    }
+  for_each_lane(mask, [&](int l) {
+    if (i.type == PtxType::f32) {
+      for (int k = 0; k < 8; ++k) c.dst(i.dst[k])[l] = Repr<float>::store(d[8 * l + k]);
+    } else {
+      for (int r = 0; r < 4; ++r)
+        c.dst(i.dst[r])[l] = uint64_t{float_to_half(d[8 * l + 2 * r])} | uint64_t{float_to_half(d[8 * l + 2 * r + 1])} << 16;
+    }
+  });
+}
+
+// mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32: PTX ISA fragment layout.
+void mma_m16n8k16(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
+  const bool bf16 = i.op == 1;
+  float a[16][16], b[16][8], acc[16][8];
+  for (int l = 0; l < 32; ++l) {
+    const int group = l >> 2, tig = l & 3;
+    for (int e = 0; e < 8; ++e) {
+      const uint64_t v = c.src(i.src[e / 2])[l] >> (16 * (e & 1));
+      const int row = group + ((e & 2) ? 8 : 0), col = tig * 2 + (e & 1) + (e >= 4 ? 8 : 0);
+      a[row][col] = input_value(v & 0xffff, bf16);
+    }
+    for (int e = 0; e < 4; ++e) {
+      const uint64_t v = c.src(i.src[4 + e / 2])[l] >> (16 * (e & 1));
+      b[tig * 2 + (e & 1) + (e >= 2 ? 8 : 0)][group] = input_value(v & 0xffff, bf16);
+    }
+    for (int e = 0; e < 4; ++e) acc[group + (e >= 2 ? 8 : 0)][tig * 2 + (e & 1)] = Repr<float>::load(c.src(i.src[6 + e])[l]);
+  }
+  float d[16][8];
+  for (int m = 0; m < 16; ++m)
+    for (int n = 0; n < 8; ++n) {
+      float sum = acc[m][n];
+      for (int k = 0; k < 16; ++k) sum += a[m][k] * b[k][n];
+      d[m][n] = sum;
+    }
+  for_each_lane(mask, [&](int l) {
+    const int group = l >> 2, tig = l & 3;
+    for (int e = 0; e < 4; ++e) c.dst(i.dst[e])[l] = Repr<float>::store(d[group + (e >= 2 ? 8 : 0)][tig * 2 + (e & 1)]);
+  });
+}
+
+}  // namespace
+
+ExecFn wmma_load_handler_for(MemorySpace space) {
+  switch (space) {
+    case MemorySpace::global: return &wmma_load<MemorySpace::global>;
+    case MemorySpace::shared: return &wmma_load<MemorySpace::shared>;
+    default: return &wmma_load<MemorySpace::none>;
+  }
+}
+ExecFn wmma_store_handler_for(MemorySpace space) {
+  switch (space) {
+    case MemorySpace::global: return &wmma_store<MemorySpace::global>;
+    case MemorySpace::shared: return &wmma_store<MemorySpace::shared>;
+    default: return &wmma_store<MemorySpace::none>;
+  }
+}
+ExecFn wmma_mma_handler() { return &wmma_mma; }
+ExecFn mma_m16n8k16_handler() { return &mma_m16n8k16; }
+
+}  // namespace loom::simt

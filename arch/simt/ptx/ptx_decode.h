@@ -1,0 +1,19 @@
+// Parsed PTX -> executable kernel (ptx_program.h). Decoding checks every instruction once:
+// malformed operands and instructions or modifiers loom does not model are InputErrors
+// naming the line, so a kernel that decodes runs without surprises.
+#pragma once
+
+#include <string>
+
+#include "arch/simt/ptx/ptx_program.h"
+#include "arch/simt/ptx/ptx_syntax.h"
+
+namespace loom::simt {
+
+// The kernel `entry_name` of the module ("" when the module has exactly one).
+PtxKernel decode_kernel(const PtxModule& module, const std::string& entry_name);
+
+// load_ptx_file + decode_kernel.
+PtxKernel load_ptx_kernel(const std::string& path, const std::string& entry_name);
+
+}  // namespace loom::simt

@@ -1,0 +1,98 @@
+// A kernel decoded for execution: one DecodedInstruction (what to run, on which register
+// storage slots) and one StaticInstruction (what the timing model charges) per PTX
+// instruction, indexed by pc. Decoding resolves every opcode/type/modifier combination to a
+// handler function once, so the executor's hot loop is a single indirect call per warp
+// instruction, and resolves every operand to a flat storage index, so the handlers' lane
+// loops touch nothing but contiguous arrays.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arch/simt/ptx/ptx_syntax.h"
+#include "arch/simt/ptx/special_register.h"
+#include "arch/simt/warp_instruction.h"
+
+namespace loom::simt {
+
+struct WarpContext;
+struct DecodedInstruction;
+using ExecFn = void (*)(WarpContext&, const DecodedInstruction&, uint32_t mask);
+
+// Instructions the executor handles itself because they change the warp's control state.
+enum class Control : uint8_t { none, branch, exit, barrier };
+
+// Source operand encoding: a storage index (per-warp registers: the kernel's registers, then
+// its special registers, then one scratch slot for "_" results) or, with kConstantFlag set,
+// an index into the kernel's constant table (immediates and symbol addresses, 32 copies each
+// so a lane loop reads them exactly like a register).
+inline constexpr uint32_t kConstantFlag = 0x80000000u;
+inline constexpr uint32_t kNoOperand = 0xffffffffu;
+inline constexpr uint32_t kNoReconvergence = 0xffffffffu;  // reconverge only as lanes exit
+
+struct DecodedInstruction {
+  ExecFn exec = nullptr;
+  Control control = Control::none;
+  PtxType type = PtxType::none;   // the instruction's (first) type
+  PtxType type2 = PtxType::none;  // a second type: cvt source, wmma/mma accumulator input
+  uint8_t n_dst = 0, n_src = 0;
+  uint8_t op = 0;     // a sub-operation: comparison, atomic op, shuffle mode, boolean op ...
+  uint8_t mode = 0;   // rounding mode, layout, ...
+  uint8_t flags = 0;  // kFlag* below
+  uint8_t vec = 1;    // elements per lane of a vector ld/st
+  bool guard_negated = false;
+  uint32_t guard = kNoOperand;    // predicate storage index
+  uint32_t target = 0;            // branch target pc
+  uint32_t reconverge = kNoReconvergence;
+  uint32_t address = kNoOperand;  // base register of a memory operand (kNoOperand: absolute)
+  int64_t offset = 0;             // address displacement, or a small immediate parameter
+  uint64_t aux = 0;               // result width mask, LUT, ...
+  std::array<uint32_t, StaticInstruction::kMaxDst> dst{};
+  std::array<uint32_t, StaticInstruction::kMaxSrc> src{};
+
+  static constexpr uint8_t kFlagSaturate = 1, kFlagNegateC = 2, kFlagSecondDst = 4, kFlagSigned = 8;
+};
+
+struct KernelParam {
+  std::string name;
+  PtxType type = PtxType::u64;
+  uint32_t offset = 0, bytes = 0, align = 0;
+  bool is_array = false;
+};
+
+struct SharedSymbol {
+  std::string name;
+  uint32_t offset = 0;  // within the CTA's shared memory (static symbols first)
+  uint32_t bytes = 0;
+  bool dynamic = false;  // extern .shared name[]: starts the launch's dynamic region
+};
+
+struct PtxKernel {
+  std::string name;
+  std::string source_name;  // the .ptx path (errors)
+  std::vector<DecodedInstruction> code;
+  std::vector<StaticInstruction> statics;  // parallel to code
+  std::vector<PtxRegister> registers;      // register id -> declaration (only those used)
+  std::vector<SpecialRegister> specials;   // storage index registers.size() + i
+  uint32_t scratch_slot = 0;               // storage index for "_" results
+  std::vector<uint64_t> constants;         // constant table: 32 copies of each value
+  std::vector<KernelParam> params;
+  uint32_t param_bytes = 0;
+  std::vector<SharedSymbol> shared;
+  uint32_t static_shared_bytes = 0;
+  uint32_t dynamic_shared_align = 16;  // the dynamic region starts at static bytes rounded up to this
+  uint32_t local_bytes = 0;            // per-thread .local memory
+  std::vector<uint8_t> constant_bank;  // module .const variables
+  int live_register_words = 0;         // liveness maximum (register_estimate.h)
+  int estimated_registers = 0;         // what a CTA is charged per thread
+
+  uint32_t register_count() const { return static_cast<uint32_t>(registers.size()); }
+  uint32_t storage_slots() const { return scratch_slot + 1; }
+  uint32_t dynamic_shared_offset() const {
+    return (static_shared_bytes + dynamic_shared_align - 1) / dynamic_shared_align * dynamic_shared_align;
+  }
+};
+
+}  // namespace loom::simt

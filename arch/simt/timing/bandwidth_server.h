@@ -1,0 +1,34 @@
+// A first-come-first-served resource that moves a fixed number of bytes per cycle: a NoC
+// port, an L2 slice, a DRAM channel. Requests are reserved when they are known (execute at
+// issue), each starting when both it has arrived and the previous one has left; fractional
+// bandwidths keep their fractions, so a long stream runs at exactly the configured rate.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+namespace loom::simt {
+
+class BandwidthServer {
+ public:
+  void reset(double bytes_per_cycle) {
+    bytes_per_cycle_ = bytes_per_cycle;
+    free_at_ = 0;
+  }
+
+  // A request of `bytes` arriving at cycle `arrival`: returns the cycle its last byte has
+  // passed. On an idle server a request of at most one cycle's bytes passes in the cycle it
+  // arrives, so the server adds no latency beyond its own serialisation.
+  int64_t pass(int64_t arrival, double bytes) {
+    const double start = std::max(static_cast<double>(arrival), free_at_);
+    free_at_ = start + bytes / bytes_per_cycle_;
+    return std::max(arrival, static_cast<int64_t>(std::ceil(free_at_)) - 1);
+  }
+
+ private:
+  double bytes_per_cycle_ = 1;
+  double free_at_ = 0;
+};
+
+}  // namespace loom::simt

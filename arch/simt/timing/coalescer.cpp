@@ -1,0 +1,41 @@
+#include "arch/simt/timing/coalescer.h"
+
+#include "arch/simt/timing/bit_ops.h"
+#include "sim/error.h"
+
+namespace loom::simt {
+
+void coalesce(const ExecutedInstruction& x, int line_bytes, int sector_bytes, CoalescedAccess& out) {
+  out.lines = 0;
+  out.sectors = 0;
+  const Divider sector(static_cast<uint64_t>(sector_bytes));
+  const Divider per_line(static_cast<uint64_t>(line_bytes / sector_bytes));
+  int last = -1;  // consecutive lanes usually touch the line the previous one did
+  for (int i = 0; i < x.n_segments; ++i) {
+    const MemorySegment& seg = x.segments[i];
+    if (seg.bytes == 0) continue;
+    const uint64_t first_sector = sector.quotient(seg.address);
+    const uint64_t last_sector = sector.quotient(seg.address + seg.bytes - 1);
+    for (uint64_t s = first_sector; s <= last_sector; ++s) {
+      const uint64_t line = per_line.quotient(s);
+      const uint32_t bit = uint32_t{1} << per_line.remainder(s);
+      if (last < 0 || out.requests[last].line != line) {
+        last = -1;
+        for (int r = 0; r < out.lines; ++r)
+          if (out.requests[r].line == line) {
+            last = r;
+            break;
+          }
+        if (last < 0) {
+          LOOM_CHECK(out.lines < CoalescedAccess::kMaxLines, "simt coalescer", "memory instruction touches too many lines");
+          last = out.lines++;
+          out.requests[last] = LineRequest{line, 0};
+        }
+      }
+      out.requests[last].sector_mask |= bit;
+    }
+  }
+  for (int r = 0; r < out.lines; ++r) out.sectors += bit_count(out.requests[r].sector_mask);
+}
+
+}  // namespace loom::simt

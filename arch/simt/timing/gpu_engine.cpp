@@ -1,0 +1,78 @@
+#include "arch/simt/timing/gpu_engine.h"
+
+#include "arch/simt/timing/timing_constants.h"
+#include "sim/error.h"
+#include "sim/systemc_context.h"
+
+namespace loom::simt {
+
+GpuEngine::GpuEngine(sc_core::sc_module_name name) : sc_core::sc_module(name) {
+  SC_METHOD(step);
+  sensitive << kick_;
+  dont_initialize();
+}
+
+GpuEngine& gpu_engine() {
+  sim::prepare_systemc();
+  static GpuEngine engine("simt_gpu");
+  return engine;
+}
+
+GpuStats simulate_launch(const GpuConfig& config, WarpInstructionSource& source, const ProgressFn& progress) {
+  return gpu_engine().run(config, source, progress);
+}
+
+GpuStats GpuEngine::run(const GpuConfig& config, WarpInstructionSource& source, const ProgressFn& progress) {
+  LOOM_CHECK(phase_ == Phase::idle, "simt gpu engine", "run() while a launch is active");
+  model_.begin(config, source);  // throws before anything is scheduled
+  progress_ = &progress;
+  error_ = nullptr;
+  origin_ = sim::now_cycles();
+  phase_ = Phase::running;
+  kick_.notify(sc_core::SC_ZERO_TIME);
+  sim::run_until_idle();
+  progress_ = nullptr;
+  if (error_) {
+    phase_ = Phase::idle;
+    std::rethrow_exception(error_);
+  }
+  LOOM_CHECK(phase_ == Phase::idle, "simt gpu engine", "SystemC went idle with the launch unfinished");
+  return model_.finish();
+}
+
+void GpuEngine::report() {
+  if (!progress_ || !*progress_) return;
+  (*progress_)(LaunchProgress{model_.next_cycle(), model_.ctas_retired(), model_.ctas_total(),
+                              model_.warp_instructions()});
+}
+
+void GpuEngine::step() {
+  const int64_t now = sim::now_cycles() - origin_;
+  if (phase_ == Phase::draining) {  // SystemC time has reached the kernel's end
+    phase_ = Phase::idle;
+    return;
+  }
+  if (phase_ != Phase::running) return;
+  try {
+    if (model_.run_until(now + kSyncQuantumCycles)) {
+      report();
+      const int64_t end = model_.end_cycle();
+      if (end > now) {
+        phase_ = Phase::draining;
+        next_trigger(sim::cycles(end - now));
+      } else {
+        phase_ = Phase::idle;
+      }
+      return;
+    }
+    report();
+    next_trigger(sim::cycles(model_.next_cycle() - now));
+  } catch (...) {
+    // Leave the kernel with nothing scheduled; run() rethrows once sc_start returns.
+    error_ = std::current_exception();
+    model_.abandon();
+    phase_ = Phase::idle;
+  }
+}
+
+}  // namespace loom::simt

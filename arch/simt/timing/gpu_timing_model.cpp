@@ -1,0 +1,437 @@
+#include "arch/simt/timing/gpu_timing_model.h"
+
+#include <algorithm>
+#include <string>
+
+#include "arch/simt/timing/bit_ops.h"
+#include "arch/simt/timing/config_checks.h"
+#include "arch/simt/timing/timing_constants.h"
+#include "sim/error.h"
+
+namespace loom::simt {
+
+// ---------------------------------------------------------------------------------------
+// Launch set-up and CTAs
+
+void GpuTimingModel::begin(const GpuConfig& config, WarpInstructionSource& source) {
+  check_timing_config(config);
+  const int64_t total = source.cta_count();
+  if (total < 0) throw InputError("", "launch", "the grid has a negative number of CTAs");
+  cta_ = source.cta_resources();
+  if (total > 0) {
+    check_launch(config, cta_, GridDims{total, 1, 1});
+    occupancy_ = compute_occupancy(config, cta_);
+  } else {
+    occupancy_ = Occupancy{};
+  }
+  config_ = &config;
+  source_ = &source;
+  stats_ = GpuStats{};
+  stats_.ctas = total;
+  stats_.occupancy_limiter = occupancy_.limiter;
+  units_ = FunctionalUnits::timings(config);
+  mma_.reset(config.tensor, config.source_file);
+  facts_.reset(config.register_banks, config.register_bank_ports);
+  beyond_l1_.configure(config);
+
+  const int subcores = config.subcores_per_sm;
+  const size_t per_subcore = static_cast<size_t>((config.max_warps_per_sm + subcores - 1) / subcores);
+  sms_.resize(static_cast<size_t>(config.sms));
+  for (int i = 0; i < config.sms; ++i) {
+    SmState& sm = sms_[static_cast<size_t>(i)];
+    sm.warps.assign(static_cast<size_t>(config.max_warps_per_sm), WarpSlot{});
+    sm.pipelines.resize(static_cast<size_t>(config.max_warps_per_sm));
+    sm.subcores.assign(static_cast<size_t>(subcores), SubCore{});
+    for (SubCore& sc : sm.subcores) {
+      sc.sm = i;
+      sc.warps.reserve(per_subcore);
+    }
+    sm.ctas.assign(static_cast<size_t>(occupancy_.ctas_per_sm), CtaContext{});
+    for (CtaContext& cta : sm.ctas) cta.warp_slots.reserve(static_cast<size_t>(cta_.warps));
+    sm.memory.configure(config, i, &beyond_l1_, &coalesced_);
+    sm.live_ctas = 0;
+    sm.next_retire = kNever;
+  }
+  const int slots = static_cast<int>(std::min<int64_t>(total, int64_t{config.sms} * occupancy_.ctas_per_sm));
+  if (total > 0) source.reserve_slots(slots);
+  ctas_.reset(total, slots);
+  next_age_ = 0;
+  now_ = end_ = iterations_ = evaluations_ = windows_ = 0;
+  live_sms_.clear();
+  live_sms_.reserve(static_cast<size_t>(config.sms));
+  live_sms_changed_ = true;
+  finished_ = total == 0;
+  // Fill the SMs round-robin up to the occupancy limit.
+  for (int round = 0; round < occupancy_.ctas_per_sm; ++round)
+    for (int sm = 0; sm < config.sms && ctas_.has_pending(); ++sm) launch_cta(sm, 0);
+}
+
+void GpuTimingModel::launch_cta(int sm_index, int64_t t) {
+  SmState& sm = sms_[static_cast<size_t>(sm_index)];
+  int k = 0;
+  while (sm.ctas[static_cast<size_t>(k)].live) ++k;
+  const CtaScheduler::Dispatch d = ctas_.take();
+  source_->start_cta(d.source_slot, d.cta_id);
+  CtaContext& cta = sm.ctas[static_cast<size_t>(k)];
+  cta.live = true;
+  cta.source_slot = d.source_slot;
+  cta.id = d.cta_id;
+  cta.warps_live = cta_.warps;
+  cta.retire_at = kNever;
+  cta.warp_slots.clear();
+  const int subcores = config_->subcores_per_sm;
+  int slot = 0;
+  for (int w = 0; w < cta_.warps; ++w) {
+    while (sm.warps[static_cast<size_t>(slot)].cta >= 0) ++slot;  // the lowest free warp slot
+    WarpSlot& wc = sm.warps[static_cast<size_t>(slot)];
+    WarpPipeline& pipe = sm.pipelines[static_cast<size_t>(slot)];
+    wc.cta = k;
+    wc.warp = w;
+    wc.source_slot = d.source_slot;
+    wc.subcore = static_cast<int16_t>(slot % subcores);
+    wc.age = next_age_++;
+    wc.at_barrier = false;
+    wc.drained_at = t;
+    pipe.ibuffer.reset(config_->ibuffer_entries, t, config_->fetch_latency);
+    pipe.scoreboard.clear();
+    SubCore& sc = sm.subcores[static_cast<size_t>(wc.subcore)];
+    wc.position = static_cast<int16_t>(sc.warps.size());
+    sc.warps.push_back(ScheduledWarp{0, 0, wc.age, slot, ScheduledWarp::State::finished});
+    wc.done = source_->warp_done(d.source_slot, w);
+    wc.next = nullptr;
+    if (wc.done)
+      --cta.warps_live;
+    else
+      prepare_next(sm, wc, pipe, t);
+    cta.warp_slots.push_back(slot);
+    sc.wake(t);
+  }
+  if (sm.live_ctas++ == 0) live_sms_changed_ = true;
+  stats_.resident_ctas_per_sm = std::max(stats_.resident_ctas_per_sm, sm.live_ctas);
+  if (cta.warps_live == 0) {
+    cta.retire_at = t + 1;
+    sm.next_retire = std::min(sm.next_retire, cta.retire_at);
+  }
+}
+
+void GpuTimingModel::retire_cta(int sm_index, int k, int64_t t) {
+  SmState& sm = sms_[static_cast<size_t>(sm_index)];
+  CtaContext& cta = sm.ctas[static_cast<size_t>(k)];
+  source_->retire_cta(cta.source_slot);
+  ctas_.release(cta.source_slot);
+  for (int slot : cta.warp_slots) {
+    WarpSlot& w = sm.warps[static_cast<size_t>(slot)];
+    SubCore& sc = sm.subcores[static_cast<size_t>(w.subcore)];
+    sc.settle(t);
+    const auto at = static_cast<std::ptrdiff_t>(w.position);
+    sc.warps.erase(sc.warps.begin() + at);
+    for (size_t i = static_cast<size_t>(at); i < sc.warps.size(); ++i)
+      sm.warps[static_cast<size_t>(sc.warps[i].slot)].position = static_cast<int16_t>(i);
+    if (sc.warps.empty()) {
+      sc.pending = StallReason::no_warp;
+      sc.next_eval = kNever;
+    } else {
+      sc.wake(t);  // its first candidate may have changed
+    }
+    w.cta = -1;
+    w.next = nullptr;
+  }
+  cta.live = false;
+  cta.retire_at = kNever;
+  if (--sm.live_ctas == 0) live_sms_changed_ = true;
+  end_ = std::max(end_, t);
+  if (ctas_.has_pending()) launch_cta(sm_index, t);
+}
+
+void GpuTimingModel::retire_due(int sm_index, int64_t t) {
+  SmState& sm = sms_[static_cast<size_t>(sm_index)];
+  for (size_t k = 0; k < sm.ctas.size(); ++k)
+    if (sm.ctas[k].live && sm.ctas[k].retire_at <= t) retire_cta(sm_index, static_cast<int>(k), t);
+  sm.next_retire = kNever;
+  for (const CtaContext& cta : sm.ctas)
+    if (cta.live) sm.next_retire = std::min(sm.next_retire, cta.retire_at);
+}
+
+// ---------------------------------------------------------------------------------------
+// The cycle loop: windows of kSmWindowCycles, each SM in turn through the window, visiting
+// only the cycles in which it has something to do.
+
+bool GpuTimingModel::run_until(int64_t stop) {
+  while (!finished_) {
+    if (now_ >= stop) return false;
+    const int64_t end = std::min(now_ + kSmWindowCycles, stop);
+    if (live_sms_changed_) {
+      live_sms_.clear();
+      for (size_t s = 0; s < sms_.size(); ++s)
+        if (sms_[s].live_ctas > 0) live_sms_.push_back(static_cast<int>(s));
+      live_sms_changed_ = false;
+    }
+    // SMs whose CTAs all retire in this window drop out of the list only after it.
+    const size_t n = live_sms_.size();
+    const size_t first = n > 0 ? static_cast<size_t>(windows_ % static_cast<int64_t>(n)) : 0;
+    ++windows_;
+    for (size_t i = 0; i < n; ++i) {
+      const int s = live_sms_[first + i < n ? first + i : first + i - n];
+      if (sms_[static_cast<size_t>(s)].live_ctas > 0) run_sm(s, end);
+    }
+    if (ctas_.retired() == ctas_.total()) {
+      finished_ = true;
+      now_ = end_;
+      break;
+    }
+    int64_t next = kNever;
+    for (const int s : live_sms_) {
+      const SmState& sm = sms_[static_cast<size_t>(s)];
+      if (sm.live_ctas > 0) next = std::min(next, sm.next_visit());
+    }
+    if (next >= kNever)
+      throw InputError("", "launch",
+                       "deadlock at cycle " + std::to_string(end) +
+                           ": every resident warp waits at a barrier that no other warp of its CTA will reach");
+    now_ = std::max(next, end);
+  }
+  return true;
+}
+
+void GpuTimingModel::run_sm(int sm_index, int64_t end) {
+  SmState& sm = sms_[static_cast<size_t>(sm_index)];
+  const size_t n = sm.subcores.size();
+  for (int64_t t = sm.next_visit(); t < end; t = sm.next_visit()) {
+    if (sm.next_retire <= t) retire_due(sm_index, t);
+    // Rotate which sub-core goes first, so none is always first at the MIO queue.
+    const size_t first = static_cast<size_t>(t % static_cast<int64_t>(n));
+    for (size_t i = 0; i < n; ++i) {
+      SubCore& sc = sm.subcores[first + i < n ? first + i : first + i - n];
+      if (!sc.warps.empty() && sc.next_eval <= t) evaluate(sc, t);
+    }
+    ++iterations_;
+  }
+}
+
+void GpuTimingModel::evaluate(SubCore& sc, int64_t c) {
+  ++evaluations_;
+  SmState& sm = sms_[static_cast<size_t>(sc.sm)];
+  StallReason first = StallReason::count;
+  int64_t wake = kNever;
+  ScheduledWarp* warps = sc.warps.data();
+  // Tries the warp at `position`; true when it issued. The first candidate in scheduling
+  // order is examined in full (its blocker names the cycle's stall reason); the others only
+  // as far as needed to know when they could issue.
+  auto consider = [&](size_t position) {
+    const ScheduledWarp& e = warps[position];
+    if (e.state == ScheduledWarp::State::finished) return false;
+    if (first == StallReason::count) {
+      const Blocker own = e.state == ScheduledWarp::State::at_barrier ? Blocker{StallReason::barrier, kNever}
+                          : e.fetch_until > c                         ? Blocker{StallReason::fetch, e.fetch_until}
+                          : e.regs_until > c                          ? Blocker{StallReason::scoreboard, e.regs_until}
+                                                                      : Blocker{StallReason::issued, c};
+      if (own.reason != StallReason::issued) {
+        first = own.reason;
+        wake = std::min(wake, own.until);
+        return false;
+      }
+    } else if (const int64_t r = e.ready_at(); r > c) {
+      wake = std::min(wake, r);
+      return false;
+    }
+    const Blocker b = check_resources(sm, sc, e, c);
+    if (b.reason == StallReason::issued) {
+      issue(sm, sc, e.slot, sm.warps[static_cast<size_t>(e.slot)], c);
+      return true;
+    }
+    if (first == StallReason::count) first = b.reason;
+    wake = std::min(wake, b.until);
+    return false;
+  };
+  bool issued = false;
+  const size_t n = sc.warps.size();
+  // Where the last issuer is now (a retirement may have moved it; its age identifies it).
+  size_t last = n;
+  if (sc.issued_once) {
+    if (sc.last_issuer < n && warps[sc.last_issuer].age == sc.last_issuer_age) {
+      last = sc.last_issuer;
+    } else {
+      for (size_t i = 0; i < n; ++i)
+        if (warps[i].age == sc.last_issuer_age) last = i;
+    }
+  }
+  if (config_->scheduler == WarpSchedulerPolicy::gto) {
+    // Greedy: the last issuer while it still can; then the oldest first.
+    if (last < n) issued = consider(last);
+    for (size_t i = 0; i < n && !issued; ++i)
+      if (i != last) issued = consider(i);
+  } else {
+    // Loose round-robin: start after the last issuer (warps are in age order).
+    size_t start = 0;
+    if (sc.issued_once)
+      while (start < n && warps[start].age <= sc.last_issuer_age) ++start;
+    if (start == n) start = 0;
+    for (size_t i = 0; i < n && !issued; ++i) issued = consider(start + i < n ? start + i : start + i - n);
+  }
+  if (issued) {
+    sc.charge(c, StallReason::issued);
+    sc.next_eval = c + 1;
+    return;
+  }
+  sc.charge(c, first == StallReason::count ? StallReason::no_warp : first);
+  sc.next_eval = std::max(wake, c + 1);
+}
+
+GpuTimingModel::Blocker GpuTimingModel::check_resources(SmState& sm, const SubCore& sc, const ScheduledWarp& e,
+                                                        int64_t c) const {
+  if (sc.read_free > c) return {StallReason::register_bank, sc.read_free};
+  // A unit is needed at dispatch, after the instruction's bank-conflict cycles.
+  const int delay = e.dispatch_delay;
+  switch (e.unit) {
+    case Unit::control:
+      break;
+    case Unit::tensor:
+      if (sc.tensor_free > c) return {StallReason::execution_unit, sc.tensor_free};
+      break;
+    case Unit::ldst: {
+      if (!e.uses_mio) break;
+      const int64_t agu_free = sc.units.free_at(units_[static_cast<size_t>(Unit::ldst)]);
+      if (agu_free > c + delay) return {StallReason::execution_unit, agu_free - delay};
+      if (sm.memory.mio_full_at(c)) return {StallReason::memory_pipe, sm.memory.mio_space_at()};
+      break;
+    }
+    default: {
+      const int64_t free = sc.units.free_at(units_[static_cast<size_t>(e.unit)]);
+      if (free > c + delay) return {StallReason::execution_unit, free - delay};
+    }
+  }
+  return {StallReason::issued, c};
+}
+
+// ---------------------------------------------------------------------------------------
+// Issue: execute, then charge what the functional model reports
+
+void GpuTimingModel::count(const StaticInstruction& inst) {
+  const int lanes = bit_count(executed_.active_mask);
+  const size_t cls = static_cast<size_t>(inst.energy);
+  ++stats_.warp_instructions;
+  stats_.thread_instructions += lanes;
+  ++stats_.warp_instructions_by_class[cls];
+  stats_.thread_instructions_by_class[cls] += lanes;
+  stats_.flops += int64_t{inst.flops_per_lane} * lanes + inst.flops_per_warp;
+}
+
+void GpuTimingModel::issue(SmState& sm, SubCore& sc, int slot, WarpSlot& w, int64_t c) {
+  const StaticInstruction& peeked = *w.next;
+  source_->execute(w.source_slot, w.warp, executed_);
+  const StaticInstruction& inst = executed_.inst ? *executed_.inst : peeked;
+  count(inst);
+  WarpPipeline& pipe = sm.pipelines[static_cast<size_t>(slot)];
+  pipe.ibuffer.consume(c, config_->fetch_latency);
+  sc.last_issuer = static_cast<size_t>(w.position);
+  sc.last_issuer_age = w.age;
+  sc.issued_once = true;
+
+  // Operand collection: bank conflicts delay the dispatch and hold the read stage.
+  const int reads = w.read_cycles;
+  stats_.register_bank_conflicts += reads - 1;
+  sc.read_free = c + reads;
+  const int64_t dispatch = c + reads - 1;
+
+  int64_t ready = dispatch + 1, done = dispatch + 1;
+  switch (inst.unit) {
+    case Unit::control:
+      break;
+    case Unit::tensor: {
+      const MmaTiming& mma = mma_.get(inst);
+      sc.tensor_free = dispatch + mma.occupancy;
+      ready = done = dispatch + mma.latency;
+      ++stats_.tensor_mma_instructions;
+      stats_.tensor_core_ops += mma.ops;
+      stats_.tensor_busy_cycles += mma.busy_cycles;
+      break;
+    }
+    case Unit::ldst: {
+      if (uses_mio(inst)) sc.units.dispatch(units_[static_cast<size_t>(Unit::ldst)], dispatch);
+      const MemoryTiming m = sm.memory.execute(inst, executed_, dispatch, stats_);
+      ready = m.ready;
+      done = m.done;
+      break;
+    }
+    default:
+      ready = done = sc.units.dispatch(units_[static_cast<size_t>(inst.unit)], dispatch);
+  }
+  for (int i = 0; i < inst.n_dst; ++i) pipe.scoreboard.reserve(inst.dst[i], ready);
+  w.drained_at = std::max(w.drained_at, done);
+
+  if (source_->warp_done(w.source_slot, w.warp)) {
+    warp_finished(sm, w, c);
+    return;
+  }
+  // Decoded instructions sit in one array in program order, so a next instruction that is
+  // not the one after the branch means the branch was taken: refetch from the target.
+  if (inst.is_branch && &source_->peek(w.source_slot, w.warp) != &peeked + 1)
+    pipe.ibuffer.flush(c, config_->branch_latency);
+  prepare_next(sm, w, pipe, c);
+  if (inst.is_barrier) {
+    if (source_->warp_at_barrier(w.source_slot, w.warp)) {
+      w.at_barrier = true;
+      entry(sm, w).state = ScheduledWarp::State::at_barrier;
+    } else {
+      release_barrier(sm, w.cta, c);  // this warp was the last to arrive
+    }
+  } else if (inst.is_exit) {
+    release_barrier(sm, w.cta, c);  // exited lanes may complete a barrier
+  }
+}
+
+void GpuTimingModel::prepare_next(SmState& sm, WarpSlot& w, WarpPipeline& pipe, int64_t c) {
+  w.next = &source_->peek(w.source_slot, w.warp);
+  w.read_cycles = static_cast<uint8_t>(facts_.read_cycles(*w.next));
+  ScheduledWarp& e = entry(sm, w);
+  e.fetch_until = pipe.ibuffer.head_ready();
+  e.regs_until = pipe.scoreboard.clear_at(*w.next, c);
+  e.state = ScheduledWarp::State::running;
+  e.unit = w.next->unit;
+  e.dispatch_delay = static_cast<uint8_t>(w.read_cycles - 1);
+  e.uses_mio = w.next->unit == Unit::ldst && uses_mio(*w.next);
+}
+
+void GpuTimingModel::release_barrier(SmState& sm, int cta, int64_t c) {
+  for (int slot : sm.ctas[static_cast<size_t>(cta)].warp_slots) {
+    WarpSlot& w = sm.warps[static_cast<size_t>(slot)];
+    if (!w.at_barrier || source_->warp_at_barrier(w.source_slot, w.warp)) continue;
+    w.at_barrier = false;
+    entry(sm, w).state = ScheduledWarp::State::running;
+    sm.subcores[static_cast<size_t>(w.subcore)].wake(c + 1);
+  }
+}
+
+void GpuTimingModel::warp_finished(SmState& sm, WarpSlot& w, int64_t c) {
+  w.done = true;
+  w.next = nullptr;
+  entry(sm, w).state = ScheduledWarp::State::finished;
+  CtaContext& cta = sm.ctas[static_cast<size_t>(w.cta)];
+  release_barrier(sm, w.cta, c);  // a finished warp no longer holds a barrier back
+  if (--cta.warps_live > 0) return;
+  // The CTA retires once everything its warps issued has completed (stores included).
+  int64_t drained = c + 1;
+  for (int slot : cta.warp_slots) drained = std::max(drained, sm.warps[static_cast<size_t>(slot)].drained_at);
+  cta.retire_at = drained;
+  sm.next_retire = std::min(sm.next_retire, drained);
+}
+
+// ---------------------------------------------------------------------------------------
+
+GpuStats GpuTimingModel::finish() {
+  LOOM_CHECK(finished_, "simt timing", "finish() before the launch finished");
+  stats_.cycles = end_;
+  for (SmState& sm : sms_)
+    for (SubCore& sc : sm.subcores) {
+      sc.settle(end_);
+      for (size_t r = 0; r < sc.cycles.size(); ++r) stats_.subcore_cycles[r] += sc.cycles[r];
+    }
+  int64_t accounted = 0;
+  for (int64_t v : stats_.subcore_cycles) accounted += v;
+  LOOM_CHECK(accounted == end_ * config_->sms * config_->subcores_per_sm, "simt timing",
+             "sub-core cycles do not add up to cycles * sms * subcores");
+  beyond_l1_.finish(stats_);
+  return stats_;
+}
+
+}  // namespace loom::simt

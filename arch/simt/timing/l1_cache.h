@@ -1,0 +1,40 @@
+// An SM's L1 data cache: l1.bytes (the unified array minus the shared carve-out), sectored,
+// LRU, l1.associativity ways, l1.hit_latency load-to-use, l1.mshrs outstanding line misses
+// (misses to a sector already in flight merge with it and take no MSHR). Global loads
+// allocate; global stores write through to L2 without allocating (Volta), leaving any
+// resident copy valid. Local memory is treated as global. A "hit" is a sector that needed
+// no new L2 request (present or in flight).
+#pragma once
+
+#include <cstdint>
+
+#include "arch/simt/gpu_config.h"
+#include "arch/simt/timing/mshr_pool.h"
+#include "arch/simt/timing/sectored_tag_array.h"
+
+namespace loom::simt {
+
+struct L1Lookup {
+  uint32_t missing = 0;  // sectors to fetch from L2
+  int64_t ready = 0;     // when the sectors that did not miss are usable
+  CacheLine* line = nullptr;
+};
+
+class L1Cache {
+ public:
+  void configure(const GpuConfig& config);
+
+  // Looks sectors `mask` of `line` up at cycle `t` (the tag stage).
+  L1Lookup lookup(uint64_t line, uint32_t mask, int64_t t);
+  // Installs the sectors of `lookup.missing` arriving at `ready`.
+  void fill(uint64_t line, L1Lookup& lookup, int64_t ready);
+
+  MshrPool& mshrs() { return mshrs_; }
+
+ private:
+  SectoredTagArray tags_;
+  MshrPool mshrs_;
+  int hit_latency_ = 1;
+};
+
+}  // namespace loom::simt

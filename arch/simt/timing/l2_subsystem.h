@@ -1,0 +1,46 @@
+// The L2 subsystem: everything beyond an SM's L1 (the interconnect, the L2 slices and
+// DRAM) as an L1 miss or a store sees it. Latencies are end to end from the SM: an L1 miss
+// that hits in L2 is back l2_hit_latency + 2*noc_latency cycles after it left the L1 tag
+// stage (noc_latency is 0 in configs whose l2_hit_latency was measured end to end); a DRAM
+// miss adds dram_latency. Half of l2_hit_latency is spent before the slice and half after,
+// so queueing at a slice or at DRAM is met where it happens. L1 and L2 lines and sectors
+// may differ in size.
+#pragma once
+
+#include <cstdint>
+
+#include "arch/simt/gpu_config.h"
+#include "arch/simt/gpu_stats.h"
+#include "arch/simt/timing/interconnect.h"
+#include "arch/simt/timing/l2_cache.h"
+
+namespace loom::simt {
+
+class L2Subsystem {
+ public:
+  void configure(const GpuConfig& config);
+
+  // An L1 miss for sectors `mask` (L1 sectors) of L1 line `line`, leaving SM `sm` at `t`:
+  // returns the cycle the data is back at the SM.
+  int64_t load(int sm, uint64_t line, uint32_t mask, int64_t t, GpuStats& stats);
+  // A store of sectors `mask` of L1 line `line` leaving SM `sm` at `t`: returns the cycle
+  // the data is written into the L2.
+  int64_t store(int sm, uint64_t line, uint32_t mask, int64_t t, GpuStats& stats);
+  // End of kernel (dirty L2 sectors).
+  void finish(GpuStats& stats) const { l2_.write_back_dirty(stats); }
+
+ private:
+  struct Piece {
+    uint64_t line;
+    uint32_t mask;
+  };
+  // The L2 lines and sectors that hold L1 sectors `mask` of L1 line `line`.
+  int split(uint64_t line, uint32_t mask, Piece* pieces) const;
+
+  Interconnect noc_;
+  L2Cache l2_;
+  int l1_line_ = 128, l1_sector_ = 32, l2_line_ = 128, l2_sector_ = 32;
+  int before_slice_ = 0, after_slice_ = 0;
+};
+
+}  // namespace loom::simt

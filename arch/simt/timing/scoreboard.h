@@ -1,0 +1,91 @@
+// A warp's scoreboard: the registers with a write still in flight and the cycle each write
+// lands. An instruction may issue only when none of its source or destination registers is
+// pending (RAW and WAW hazards). Because execution happens at issue, every write's landing
+// cycle is known when it is recorded, so the scoreboard can say not only "blocked" but
+// "blocked until cycle t", which lets the engine skip idle cycles. A 256-bit filter
+// (register id mod 256) answers the common "no hazard" case without a scan, even for an
+// MMA's 32 operands against the 8-register fragments of several loads in flight.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
+#include "arch/simt/timing/timing_constants.h"
+#include "arch/simt/warp_instruction.h"
+
+namespace loom::simt {
+
+class Scoreboard {
+ public:
+  void clear() {
+    count_ = 0;
+    filter_.fill(0);
+  }
+
+  // The cycle from which `inst` has no register hazard (<= now: none now). A full
+  // scoreboard also blocks, until enough writes have landed to make room for inst's. The
+  // answer stays exact until the warp issues again (nothing else adds entries), so the
+  // engine asks once per instruction.
+  int64_t clear_at(const StaticInstruction& inst, int64_t now) {
+    if (count_ == 0) return now;
+    drop_landed(now);
+    int64_t until = now;
+    if (count_ + inst.n_dst > kScoreboardEntries) until = room_at(count_ + inst.n_dst - kScoreboardEntries);
+    for (int i = 0; i < inst.n_src; ++i) until = std::max(until, pending_until(inst.src[i]));
+    for (int i = 0; i < inst.n_dst; ++i) until = std::max(until, pending_until(inst.dst[i]));
+    return until;
+  }
+
+  // Records a write to `reg` landing at cycle `ready` (the instruction passed clear_at).
+  void reserve(uint16_t reg, int64_t ready) {
+    pending_[static_cast<size_t>(count_++)] = Write{ready, reg};
+    filter_[word(reg)] |= bit(reg);
+  }
+
+  int pending() const { return count_; }
+
+ private:
+  static size_t word(uint16_t reg) { return (reg >> 6) & 3; }
+  static uint64_t bit(uint16_t reg) { return uint64_t{1} << (reg & 63); }
+
+  int64_t pending_until(uint16_t reg) const {
+    if (!(filter_[word(reg)] & bit(reg))) return 0;
+    int64_t until = 0;
+    for (int i = 0; i < count_; ++i)
+      if (pending_[static_cast<size_t>(i)].reg == reg) until = std::max(until, pending_[static_cast<size_t>(i)].ready);
+    return until;
+  }
+
+  // The cycle by which `k` of the pending writes have landed.
+  int64_t room_at(int k) const {
+    std::array<int64_t, kScoreboardEntries> sorted;
+    for (int i = 0; i < count_; ++i) sorted[static_cast<size_t>(i)] = pending_[static_cast<size_t>(i)].ready;
+    std::nth_element(sorted.begin(), sorted.begin() + (k - 1), sorted.begin() + count_);
+    return sorted[static_cast<size_t>(k - 1)];
+  }
+
+  void drop_landed(int64_t now) {
+    int kept = 0;
+    std::array<uint64_t, 4> filter{};
+    for (int i = 0; i < count_; ++i) {
+      const Write w = pending_[static_cast<size_t>(i)];
+      if (w.ready <= now) continue;
+      pending_[static_cast<size_t>(kept++)] = w;
+      filter[word(w.reg)] |= bit(w.reg);
+    }
+    count_ = kept;
+    filter_ = filter;
+  }
+
+  // Register and landing cycle side by side: the few pending writes share a cache line.
+  struct Write {
+    int64_t ready;
+    uint16_t reg;
+  };
+  int count_ = 0;
+  std::array<uint64_t, 4> filter_{};
+  std::array<Write, kScoreboardEntries> pending_;
+};
+
+}  // namespace loom::simt

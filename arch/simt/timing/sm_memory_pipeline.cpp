@@ -1,0 +1,88 @@
+#include "arch/simt/timing/sm_memory_pipeline.h"
+
+#include <algorithm>
+
+#include "arch/simt/timing/bit_ops.h"
+#include "arch/simt/timing/shared_memory_banks.h"
+#include "arch/simt/timing/timing_constants.h"
+
+namespace loom::simt {
+
+void SmMemoryPipeline::configure(const GpuConfig& c, int sm, L2Subsystem* beyond_l1, CoalescedAccess* scratch) {
+  sm_ = sm;
+  beyond_l1_ = beyond_l1;
+  coalesced_ = scratch;
+  mio_.reset();
+  l1_.configure(c);
+  line_bytes_ = c.l1.line_bytes;
+  sector_bytes_ = c.l1.sector_bytes;
+  hit_latency_ = c.l1.hit_latency;
+  shared_banks_ = c.shared_banks;
+  shared_bank_bytes_ = c.shared_bank_bytes;
+  shared_latency_ = c.shared_latency;
+}
+
+MemoryTiming SmMemoryPipeline::execute(const StaticInstruction& inst, const ExecutedInstruction& x,
+                                       int64_t dispatch, GpuStats& stats) {
+  switch (inst.space) {
+    case MemorySpace::param:
+    case MemorySpace::constant:
+      return {dispatch + kParamLoadLatency, dispatch + kParamLoadLatency};
+    case MemorySpace::shared:
+      return shared(x, dispatch, stats);
+    default:
+      return inst.is_store ? store(x, dispatch, stats) : load(x, dispatch, stats);
+  }
+}
+
+MemoryTiming SmMemoryPipeline::load(const ExecutedInstruction& x, int64_t dispatch, GpuStats& stats) {
+  CoalescedAccess& a = *coalesced_;
+  coalesce(x, line_bytes_, sector_bytes_, a);
+  ++stats.global_load_requests;
+  stats.l1_sector_accesses += a.sectors;
+  int64_t t = mio_.begin(dispatch);
+  int64_t ready = t + hit_latency_;
+  for (int i = 0; i < a.lines; ++i) {
+    if (i > 0) ++t;  // one tag lookup per cycle
+    const LineRequest& r = a.requests[i];
+    L1Lookup lookup = l1_.lookup(r.line, r.sector_mask, t);
+    const uint32_t present = r.sector_mask & ~lookup.missing;
+    stats.l1_sector_hits += bit_count(present);
+    if (present) ready = std::max(ready, lookup.ready);
+    if (lookup.missing) {
+      t = l1_.mshrs().acquire(t);
+      const int64_t back = beyond_l1_->load(sm_, r.line, lookup.missing, t, stats);
+      l1_.mshrs().hold_until(back);
+      l1_.fill(r.line, lookup, back);
+      ready = std::max(ready, back);
+    }
+  }
+  mio_.end(t + 1);
+  return {ready, ready};
+}
+
+MemoryTiming SmMemoryPipeline::store(const ExecutedInstruction& x, int64_t dispatch, GpuStats& stats) {
+  CoalescedAccess& a = *coalesced_;
+  coalesce(x, line_bytes_, sector_bytes_, a);
+  ++stats.global_store_requests;
+  int64_t t = mio_.begin(dispatch);
+  int64_t done = t + 1;
+  for (int i = 0; i < a.lines; ++i) {
+    if (i > 0) ++t;
+    done = std::max(done, beyond_l1_->store(sm_, a.requests[i].line, a.requests[i].sector_mask, t, stats));
+  }
+  mio_.end(t + 1);
+  return {dispatch + 1, done};
+}
+
+MemoryTiming SmMemoryPipeline::shared(const ExecutedInstruction& x, int64_t dispatch, GpuStats& stats) {
+  const int wavefronts = shared_wavefronts(x, shared_banks_, shared_bank_bytes_);
+  ++stats.shared_requests;
+  stats.shared_wavefronts += wavefronts;
+  const int64_t start = mio_.begin(dispatch);
+  mio_.end(start + wavefronts);
+  const int64_t ready = start + shared_latency_ + wavefronts - 1;
+  return {ready, ready};
+}
+
+}  // namespace loom::simt

@@ -1,0 +1,60 @@
+// One SM's side of a memory instruction, from dispatch to the cycle its data is usable:
+// the MIO queue, the coalescer and L1 for global/local accesses, the banks for shared
+// memory, and the hand-off of L1 misses and stores to L2Subsystem.
+//
+//  * global/local load: one L1 tag lookup per line, one line per cycle; a hit is usable
+//    l1.hit_latency after its lookup; a miss takes an MSHR (waiting, and holding up the
+//    pipeline, while none is free) and is usable when L2Subsystem returns it.
+//  * global/local store: one cycle per line; written through to L2, no L1 allocation;
+//    nobody waits for it except the CTA's retirement.
+//  * shared: as many cycles as wavefronts; usable shared_latency + wavefronts - 1 after its
+//    service starts.
+//  * param/const: kParamLoadLatency after dispatch, outside the MIO (see timing_constants.h).
+//  * An instruction of no state space (generic addressing) is treated as global.
+#pragma once
+
+#include <cstdint>
+
+#include "arch/simt/gpu_config.h"
+#include "arch/simt/gpu_stats.h"
+#include "arch/simt/timing/coalescer.h"
+#include "arch/simt/timing/l1_cache.h"
+#include "arch/simt/timing/l2_subsystem.h"
+#include "arch/simt/timing/mio_queue.h"
+
+namespace loom::simt {
+
+struct MemoryTiming {
+  int64_t ready = 0;  // destination registers usable
+  int64_t done = 0;   // every effect complete (stores written into L2)
+};
+
+inline bool uses_mio(const StaticInstruction& inst) {
+  return inst.space != MemorySpace::param && inst.space != MemorySpace::constant;
+}
+
+class SmMemoryPipeline {
+ public:
+  void configure(const GpuConfig& config, int sm, L2Subsystem* beyond_l1, CoalescedAccess* scratch);
+
+  bool mio_full_at(int64_t c) const { return mio_.full_at(c); }
+  int64_t mio_space_at() const { return mio_.space_at(); }
+
+  MemoryTiming execute(const StaticInstruction& inst, const ExecutedInstruction& executed, int64_t dispatch,
+                       GpuStats& stats);
+
+ private:
+  MemoryTiming load(const ExecutedInstruction& executed, int64_t dispatch, GpuStats& stats);
+  MemoryTiming store(const ExecutedInstruction& executed, int64_t dispatch, GpuStats& stats);
+  MemoryTiming shared(const ExecutedInstruction& executed, int64_t dispatch, GpuStats& stats);
+
+  int sm_ = 0;
+  L2Subsystem* beyond_l1_ = nullptr;
+  CoalescedAccess* coalesced_ = nullptr;  // scratch shared by all SMs (they run one at a time)
+  MioQueue mio_;
+  L1Cache l1_;
+  int line_bytes_ = 128, sector_bytes_ = 32, hit_latency_ = 1;
+  int shared_banks_ = 32, shared_bank_bytes_ = 4, shared_latency_ = 1;
+};
+
+}  // namespace loom::simt

@@ -1,0 +1,42 @@
+// What one SM holds during a launch: its hardware warp slots, its sub-cores, its resident
+// CTAs (and when each retires) and its memory pipeline (MIO queue, L1, shared memory).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "arch/simt/timing/sm_memory_pipeline.h"
+#include "arch/simt/timing/sub_core.h"
+#include "arch/simt/timing/timing_constants.h"
+#include "arch/simt/timing/warp_slot.h"
+
+namespace loom::simt {
+
+struct CtaContext {
+  bool live = false;
+  int source_slot = -1;
+  int64_t id = 0;
+  int warps_live = 0;           // warps not yet finished
+  int64_t retire_at = kNever;   // once every warp finished: when everything they issued is done
+  std::vector<int> warp_slots;  // its warps' slots in SmState::warps, by warp index
+};
+
+struct SmState {
+  std::vector<WarpSlot> warps;  // hardware warp slots; slot s runs on sub-core s % subcores
+  std::vector<WarpPipeline> pipelines;  // by warp slot
+  std::vector<SubCore> subcores;
+  std::vector<CtaContext> ctas;    // occupancy-limit many
+  SmMemoryPipeline memory;
+  int live_ctas = 0;
+  int64_t next_retire = kNever;  // earliest retire_at of its CTAs
+
+  // The next cycle this SM has something to do: a CTA to retire or a sub-core to evaluate.
+  int64_t next_visit() const {
+    int64_t t = next_retire;
+    for (const SubCore& sc : subcores)
+      if (!sc.warps.empty() && sc.next_eval < t) t = sc.next_eval;
+    return t;
+  }
+};
+
+}  // namespace loom::simt

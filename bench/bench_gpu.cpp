@@ -1,0 +1,87 @@
+// SIMT model speed: simulated warp instructions per second and simulated cycles per second
+// on the V100 config, for the WMMA tensor-core GEMM and the tiled SIMT GEMM (1024^3 by
+// default), with the functional model alone as the reference point in the same run
+// (docs/performance.md, "SIMT GPU model"). Arguments: [--size N] [--repeats R].
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "arch/simt/gpu_config.h"
+#include "arch/simt/kernels/kernel_reference.h"
+#include "arch/simt/kernels/recipe_runner.h"
+#include "arch/simt/ptx/functional_model.h"
+#include "arch/simt/ptx/kernel_arguments.h"
+#include "arch/simt/ptx/run_functional.h"
+#include "bench/bench.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace loom::simt;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// The functional model alone (no timing) on the same launch: what execute-at-issue costs.
+double functional_seconds(const LaunchRecipe& recipe, const PtxKernel& kernel, int64_t& warp_instructions) {
+  GlobalMemory memory;
+  const std::vector<HostBuffer> buffers = initial_buffers(recipe, 1);
+  std::vector<uint64_t> addresses;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    addresses.push_back(memory.allocate(buffers[i].size(), recipe.buffers[i].name));
+    memory.write_bytes(addresses.back(), buffers[i].data(), buffers[i].size());
+  }
+  std::vector<KernelArgument> args;
+  for (const ArgumentSpec& a : recipe.args) {
+    if (a.kind == ArgumentSpec::Kind::buffer) args.push_back(KernelArgument::pointer(addresses[size_t(a.buffer)]));
+    else if (a.kind == ArgumentSpec::Kind::int32) args.push_back(KernelArgument::integer(a.integer));
+    else args.push_back(KernelArgument::f32(static_cast<float>(a.real)));
+  }
+  LaunchConfig launch;
+  launch.grid = recipe.grid;
+  launch.block = recipe.block;
+  FunctionalModel model(kernel, launch, bind_kernel_arguments(kernel, args), memory);
+  const auto start = Clock::now();
+  warp_instructions = run_functional(model).warp_instructions;
+  return seconds_since(start);
+}
+
+}  // namespace
+
+int bench_gpu(const std::vector<std::string>& args) {
+  int64_t size = 1024;
+  int repeats = 1;
+  for (size_t i = 0; i + 1 < args.size(); i += 2) {
+    if (args[i] == "--size") size = std::stoll(args[i + 1]);
+    else if (args[i] == "--repeats") repeats = std::stoi(args[i + 1]);
+  }
+  const GpuConfig config = load_gpu_config(std::string(LOOM_SOURCE_DIR) + "/configs/v100.json");
+  std::printf("SIMT model on %s, GEMM %lld^3, best of %d (one core)\n", config.name.c_str(),
+              static_cast<long long>(size), repeats);
+  std::printf("%-11s %12s %12s %9s %14s %14s %14s %8s\n", "kernel", "warp_instr", "cycles", "wall_s", "warp_instr/s",
+              "cycles/s", "functional/s", "timing");
+  for (const char* name : {"wmma_gemm", "tiled_gemm"}) {
+    const LaunchRecipe recipe = make_launch_recipe(name, {{"M", size}, {"N", size}, {"K", size}});
+    const PtxKernel& kernel = shipped_kernel(name);
+    double best = 1e300;
+    GpuStats stats;
+    for (int r = 0; r < repeats; ++r) {
+      RecipeRunOptions options;
+      options.verify = false;
+      const auto start = Clock::now();
+      stats = run_recipe(recipe, kernel, config, options).stats;
+      best = std::min(best, seconds_since(start));
+    }
+    int64_t functional_instructions = 0;
+    const double functional = functional_seconds(recipe, kernel, functional_instructions);
+    // "timing": the share of the wall time the timing model adds on top of execution.
+    std::printf("%-11s %12lld %12lld %9.3f %14.3e %14.3e %14.3e %7.0f%%\n", name,
+                static_cast<long long>(stats.warp_instructions), static_cast<long long>(stats.cycles), best,
+                stats.warp_instructions / best, stats.cycles / best, functional_instructions / functional,
+                100.0 * std::max(0.0, best - functional) / best);
+  }
+  return 0;
+}

@@ -1,0 +1,146 @@
+// The shipped-kernel recipes: launch shapes follow each kernel's launch rule, sizes are
+// validated with errors naming the option, and layers pick the kernel the rule says.
+#include <doctest/doctest.h>
+
+#include "arch/simt/kernels/kernel_catalog.h"
+#include "arch/simt/kernels/layer_kernels.h"
+#include "sim/error.h"
+
+using namespace loom;
+using namespace loom::simt;
+
+TEST_CASE("kernel catalog: recipes follow each kernel's launch rule") {
+  const LaunchRecipe w = make_launch_recipe("wmma_gemm", {{"M", 64}, {"N", 96}, {"K", 32}});
+  CHECK(w.block.x == 128);
+  CHECK(w.grid.x == 2);  // ceil(96 / 64): 4 warps of 16 columns per block
+  CHECK(w.grid.y == 4);  // 64 / 16
+  CHECK(w.buffers.size() == 3);
+  CHECK(w.buffers[0].type == ElementType::f16);
+  CHECK(w.buffers[2].output);
+  CHECK(w.args.size() == 6);
+  CHECK(w.flops == doctest::Approx(2.0 * 64 * 96 * 32));
+
+  const LaunchRecipe c = make_launch_recipe("conv_implicit_gemm", {{"C", 3}, {"H", 9}, {"W", 7}, {"K", 5}, {"pad", 0}});
+  CHECK(c.sizes.at("P") == 7);
+  CHECK(c.sizes.at("Q") == 5);
+  CHECK(c.grid.y == 3);  // ceil(1 * 7 * 5 / 16)
+  CHECK(c.args.size() == 14);
+
+  const LaunchRecipe t = make_launch_recipe("triad", {{"n", 1000}});
+  CHECK(t.args[3].kind == ArgumentSpec::Kind::f32);  // (a, b, c, s, n)
+  CHECK(t.grid.x == 4);
+
+  const LaunchRecipe p = make_launch_recipe("pointer_chase", {{"footprint", 4096}, {"stride", 64}});
+  CHECK(p.buffers[0].init == BufferInit::chain);
+  CHECK(p.buffers[0].chain_stride == 16);
+  CHECK(p.buffers[0].count == 1024);
+}
+
+TEST_CASE("kernel catalog: bad sizes are errors naming the option and the rule") {
+  CHECK_THROWS_WITH_AS(make_launch_recipe("wmma_gemm", {{"M", 40}}), doctest::Contains("multiple of 16"), InputError);
+  CHECK_THROWS_WITH_AS(make_launch_recipe("naive_gemm", {{"Q", 4}}), doctest::Contains("'Q' is not one"), InputError);
+  CHECK_THROWS_WITH_AS(make_launch_recipe("naive_gemm", {{"M", 0}}), doctest::Contains("positive"), InputError);
+  CHECK_THROWS_WITH_AS(make_launch_recipe("no_such_kernel", {}), doctest::Contains("wmma_gemm"), InputError);
+  CHECK_THROWS_AS(parse_size_list("M=12,N", "--size"), InputError);
+  CHECK_THROWS_AS(parse_size_list("M=1x", "--size"), InputError);
+  const auto sizes = parse_size_list("M=12, N=0x10", "--size");
+  CHECK(sizes.at("M") == 12);
+  CHECK(sizes.at("N") == 16);
+}
+
+TEST_CASE("kernel catalog: layers run through the kernel the precision and shape call for") {
+  Layer conv;
+  conv.name = "conv";
+  conv.kind = LayerKind::conv2d;
+  conv.conv = {56, 56, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+  CHECK(launch_for_layer(conv, GpuPrecision::fp32).recipe.kernel == "conv_implicit_gemm");
+  const LayerLaunch half = launch_for_layer(conv, GpuPrecision::fp16);
+  CHECK(half.recipe.kernel == "wmma_gemm");
+  CHECK(half.recipe.sizes.at("K") == 576);  // 64 * 3 * 3, already a multiple of 16
+  CHECK(half.useful_flops == doctest::Approx(2.0 * conv.macs()));
+
+  Layer fc;
+  fc.name = "fc";
+  fc.kind = LayerKind::gemm;
+  fc.gemm = {1, 1000, 2048, 1};
+  const LayerLaunch f = launch_for_layer(fc, GpuPrecision::fp16);
+  CHECK(f.recipe.sizes.at("M") == 16);  // padded up to the WMMA tile
+  CHECK(launch_for_layer(fc, GpuPrecision::fp32).recipe.kernel == "tiled_gemm");
+
+  Layer depthwise = conv;
+  depthwise.conv.groups = 64;
+  depthwise.conv.out_channels = 64;
+  const LayerLaunch d = launch_for_layer(depthwise, GpuPrecision::fp32);
+  CHECK(d.recipe.kernel == "tiled_gemm");
+  CHECK(d.recipe.sizes.at("M") == 56 * 56 * 64);  // groups stacked along M
+}
+
+#include "arch/simt/kernels/kernel_reference.h"
+#include "arch/simt/ptx/functional_model.h"
+#include "arch/simt/ptx/kernel_arguments.h"
+#include "arch/simt/ptx/ptx_decode.h"
+#include "arch/simt/ptx/run_functional.h"
+
+namespace {
+
+// Runs a recipe functionally (no timing) and returns the buffers read back afterwards.
+std::vector<HostBuffer> run_recipe_functionally(const LaunchRecipe& r, const std::vector<HostBuffer>& before) {
+  const PtxKernel kernel = load_ptx_kernel(std::string(LOOM_SOURCE_DIR) + "/" + r.ptx_file, r.entry);
+  GlobalMemory memory;
+  std::vector<uint64_t> addresses;
+  for (size_t i = 0; i < before.size(); ++i) {
+    addresses.push_back(memory.allocate(before[i].size(), r.buffers[i].name));
+    memory.write_bytes(addresses.back(), before[i].data(), before[i].size());
+  }
+  std::vector<KernelArgument> args;
+  for (const ArgumentSpec& a : r.args) {
+    if (a.kind == ArgumentSpec::Kind::buffer) args.push_back(KernelArgument::pointer(addresses[size_t(a.buffer)]));
+    else if (a.kind == ArgumentSpec::Kind::int32) args.push_back(KernelArgument::integer(a.integer));
+    else args.push_back(KernelArgument::f32(static_cast<float>(a.real)));
+  }
+  LaunchConfig launch;
+  launch.grid = r.grid;
+  launch.block = r.block;
+  FunctionalModel model(kernel, launch, bind_kernel_arguments(kernel, args), memory);
+  run_functional(model);
+  std::vector<HostBuffer> after;
+  for (size_t i = 0; i < before.size(); ++i) {
+    after.emplace_back(before[i].size());
+    memory.read_bytes(addresses[i], after.back().data(), after.back().size());
+  }
+  return after;
+}
+
+}  // namespace
+
+TEST_CASE("kernel catalog: every shipped kernel's output passes its CPU reference check, and a wrong one fails") {
+  const std::vector<std::pair<std::string, std::map<std::string, int64_t>>> launches = {
+      {"naive_gemm", {{"M", 37}, {"N", 45}, {"K", 29}}},
+      {"tiled_gemm", {{"M", 50}, {"N", 35}, {"K", 41}}},
+      {"wmma_gemm", {{"M", 48}, {"N", 80}, {"K", 64}}},
+      {"relu_add", {{"n", 1000}}},
+      {"triad", {{"n", 5000}, {"blocks", 3}}},
+      {"pointer_chase", {{"footprint", 4096}, {"stride", 68}, {"steps", 300}}},
+      {"reduction", {{"n", 3000}}},
+      {"conv_implicit_gemm", {{"N", 2}, {"C", 3}, {"H", 9}, {"W", 8}, {"K", 5}, {"stride", 2}, {"pad", 1}}},
+  };
+  for (const auto& [name, sizes] : launches) {
+    CAPTURE(name);
+    const LaunchRecipe r = make_launch_recipe(name, sizes);
+    const std::vector<HostBuffer> before = initial_buffers(r, 7);
+    std::vector<HostBuffer> after = run_recipe_functionally(r, before);
+    const VerifyResult ok = verify_outputs(r, before, after);
+    CHECK(ok.ok);
+    CHECK(ok.checked > 0);
+    CHECK(ok.first_mismatch.empty());
+    // Corrupt one output element: the check must notice.
+    for (size_t i = 0; i < r.buffers.size(); ++i) {
+      if (!r.buffers[i].output) continue;
+      after[i][0] ^= 0x40;  // flips a mantissa/exponent bit of the first element
+      after[i][3] ^= 0x01;
+    }
+    const VerifyResult bad = verify_outputs(r, before, after);
+    CHECK_FALSE(bad.ok);
+    CHECK(bad.mismatches >= 1);
+  }
+}

@@ -1,0 +1,297 @@
+// The SIMT timing model's elements on their own: coalescer, shared-memory banks, register
+// banks, occupancy and launch checks, tensor-core decomposition, caches and servers.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "arch/simt/gpu_config.h"
+#include "arch/simt/timing/address_interleave.h"
+#include "arch/simt/timing/bandwidth_server.h"
+#include "arch/simt/timing/coalescer.h"
+#include "arch/simt/timing/instruction_buffer.h"
+#include "arch/simt/timing/mio_queue.h"
+#include "arch/simt/timing/mshr_pool.h"
+#include "arch/simt/timing/occupancy.h"
+#include "arch/simt/timing/register_banks.h"
+#include "arch/simt/timing/scoreboard.h"
+#include "arch/simt/timing/sectored_tag_array.h"
+#include "arch/simt/timing/shared_memory_banks.h"
+#include "arch/simt/timing/tensor_core.h"
+#include "sim/error.h"
+
+using namespace loom;
+using namespace loom::simt;
+
+namespace {
+
+ExecutedInstruction strided(uint64_t base, uint64_t stride, uint32_t bytes = 4, int lanes = 32) {
+  ExecutedInstruction x;
+  for (int i = 0; i < lanes; ++i)
+    x.segments[static_cast<size_t>(x.n_segments++)] =
+        MemorySegment{base + stride * static_cast<uint64_t>(i), bytes, static_cast<uint8_t>(i)};
+  return x;
+}
+
+std::string launch_error(const GpuConfig& c, const CtaResources& r, const GridDims& g = {}) {
+  try {
+    check_launch(c, r, g);
+  } catch (const InputError& e) {
+    CHECK(e.field() == "launch");
+    return e.what();
+  }
+  return "";
+}
+
+CtaResources cta(int threads, int registers = 32, int64_t shared = 0) {
+  return CtaResources{threads, (threads + 31) / 32, registers, shared};
+}
+
+}  // namespace
+
+TEST_CASE("simt timing: the coalescer groups sectors by line") {
+  CoalescedAccess a;
+  coalesce(strided(4096, 4), 128, 32, a);  // 32 consecutive floats
+  CHECK(a.lines == 1);
+  CHECK(a.sectors == 4);
+  CHECK(a.requests[0].line == 32);
+  CHECK(a.requests[0].sector_mask == 0xf);
+  coalesce(strided(4096, 32), 128, 32, a);  // one float per sector
+  CHECK(a.lines == 8);
+  CHECK(a.sectors == 32);
+  coalesce(strided(4096, 128), 128, 32, a);  // one float per line
+  CHECK(a.lines == 32);
+  CHECK(a.sectors == 32);
+  coalesce(strided(4096 + 16, 4), 128, 32, a);  // misaligned: spills into a second line
+  CHECK(a.lines == 2);
+  CHECK(a.sectors == 5);
+  coalesce(strided(4096, 0), 128, 32, a);  // every lane the same word
+  CHECK(a.lines == 1);
+  CHECK(a.sectors == 1);
+  coalesce(strided(0, 16, 16), 128, 32, a);  // float4 per lane: 512 bytes
+  CHECK(a.lines == 4);
+  CHECK(a.sectors == 16);
+  ExecutedInstruction none;
+  coalesce(none, 128, 32, a);
+  CHECK(a.lines == 0);
+}
+
+TEST_CASE("simt timing: shared-memory wavefronts are the busiest bank's distinct words") {
+  CHECK(shared_wavefronts(strided(0, 4), 32, 4) == 1);
+  CHECK(shared_wavefronts(strided(0, 8), 32, 4) == 2);
+  CHECK(shared_wavefronts(strided(0, 128), 32, 4) == 32);
+  CHECK(shared_wavefronts(strided(0, 0), 32, 4) == 1);    // broadcast
+  CHECK(shared_wavefronts(strided(0, 12), 32, 4) == 1);   // odd stride: conflict-free
+  CHECK(shared_wavefronts(strided(0, 16, 16), 32, 4) == 4);  // float4: 512 bytes, 4 passes
+  ExecutedInstruction pairs = strided(0, 4, 4, 16);          // lanes 16..31 repeat lanes 0..15
+  for (int i = 0; i < 16; ++i) pairs.segments[static_cast<size_t>(pairs.n_segments++)] = pairs.segments[static_cast<size_t>(i)];
+  CHECK(shared_wavefronts(pairs, 32, 4) == 1);
+  ExecutedInstruction two_words = strided(0, 0, 4, 16);  // half the lanes word 0, half word 32 (bank 0)
+  for (int i = 0; i < 16; ++i) two_words.segments[static_cast<size_t>(two_words.n_segments++)] = MemorySegment{128, 4, 0};
+  CHECK(shared_wavefronts(two_words, 32, 4) == 2);
+}
+
+TEST_CASE("simt timing: register read cycles follow the busiest bank") {
+  StaticInstruction s;
+  s.n_src = 3;
+  s.src[0] = 2, s.src[1] = 4, s.src[2] = 6;
+  CHECK(register_read_cycles(s, 2, 1) == 3);
+  CHECK(register_read_cycles(s, 2, 2) == 2);
+  CHECK(register_read_cycles(s, 4, 1) == 2);  // 2, 6 in bank 2; 4 in bank 0
+  s.src[1] = 3, s.src[2] = 2;                 // 2 read twice counts once; 3 in bank 1
+  CHECK(register_read_cycles(s, 2, 1) == 1);
+  s.n_src = 0;
+  CHECK(register_read_cycles(s, 2, 1) == 1);
+}
+
+TEST_CASE("simt timing: occupancy is limited by each resource in turn, which is named") {
+  GpuConfig c;  // V100: 2048 threads, 64 warps, 32 CTAs, 64K registers, 96 KiB shared
+  struct Case {
+    CtaResources r;
+    int ctas;
+    const char* limiter;
+  };
+  c.max_threads_per_sm = 1024;  // a Turing-like thread limit below 64 warps x 32
+  const Case cases[] = {
+      {cta(256), 4, "threads"},
+      {cta(128, 128), 4, "registers"},          // 128 x 32 = 4096 per warp, 16K per CTA
+      {cta(64, 33), 16, "threads"},             // 33 regs -> 1280 per warp: 25 CTAs by registers
+      {cta(64, 40, 20000), 4, "shared"},        // 20000 -> 20224 bytes: 4 in 96 KiB
+  };
+  for (const Case& k : cases) {
+    CAPTURE(k.r.threads);
+    CAPTURE(k.r.registers_per_thread);
+    const Occupancy o = compute_occupancy(c, k.r);
+    CHECK(o.ctas_per_sm == k.ctas);
+    CHECK(std::string(o.limiter) == k.limiter);
+  }
+  c.max_threads_per_sm = 2048;
+  const Occupancy small = compute_occupancy(c, cta(32, 16));  // 64 by threads and warps, 128 by registers
+  CHECK(small.ctas_per_sm == 32);
+  CHECK(std::string(small.limiter) == "ctas");
+  c.max_warps_per_sm = 32;
+  const Occupancy w = compute_occupancy(c, cta(256));
+  CHECK(w.ctas_per_sm == 4);
+  CHECK(std::string(w.limiter) == "warps");
+  CHECK(registers_per_warp(c, 33) == 1280);
+  CHECK(registers_per_warp(c, 32) == 1024);
+  CHECK(compute_occupancy(c, cta(64, 33)).registers_per_cta == 2560);
+}
+
+TEST_CASE("simt timing: check_launch names the limit a CTA can never meet") {
+  const GpuConfig c;
+  CHECK(launch_error(c, cta(1024, 64)) == "");
+  CHECK(launch_error(c, cta(1025)).find("threads per CTA 1025 exceed max_threads_per_cta 1024") != std::string::npos);
+  CHECK(launch_error(c, cta(64, 32, 100000)).find("max_shared_per_cta 98304") != std::string::npos);
+  GpuConfig small_carveout = c;
+  small_carveout.shared_bytes = 32 * 1024;
+  CHECK(launch_error(small_carveout, cta(64, 32, 40000)).find("carve-out shared_bytes 32768") != std::string::npos);
+  CHECK(launch_error(c, cta(64, 256)).find("registers per thread 256 exceed max_registers_per_thread 255") !=
+        std::string::npos);
+  CHECK(launch_error(c, cta(1024, 65)).find("registers per CTA 73728") != std::string::npos);
+  CHECK(launch_error(c, cta(0)).find("at least one thread") != std::string::npos);
+  CHECK(launch_error(c, cta(64), GridDims{int64_t{1} << 32, 1, 1}).find("max_grid_x") != std::string::npos);
+  CHECK(launch_error(c, cta(64), GridDims{1, 70000, 1}).find("grid y 70000 exceeds max_grid_yz 65535") !=
+        std::string::npos);
+  CHECK(launch_error(c, cta(64), GridDims{1, 1, 65536}).find("grid z") != std::string::npos);
+}
+
+TEST_CASE("simt timing: tensor-core decomposition of warp MMAs") {
+  TensorCoreConfig v100;  // 2 per sub-core, 4x4x4, pipeline 4, no overhead
+  const MmaTiming m = decompose_mma(v100, 16, 16, 16, TensorPrecision::f16_f32, "");
+  CHECK(m.sets == 4);
+  CHECK(m.steps_per_set == 4);
+  CHECK(m.ops == 64);
+  CHECK(m.occupancy == 32);  // 4096 FMAs / (2 x 64 FMAs per cycle)
+  CHECK(m.latency == 35);    // occupancy + pipeline_latency - 1
+  CHECK(m.busy_cycles == 64);
+  // Other shapes: same FMAs, same occupancy.
+  CHECK(decompose_mma(v100, 32, 8, 16, TensorPrecision::f16_f16, "").occupancy == 32);
+  CHECK(decompose_mma(v100, 16, 8, 16, TensorPrecision::f16_f32, "").occupancy == 16);  // mma.m16n8k16
+  // A deeper pipeline: the accumulator dependency between sets binds.
+  TensorCoreConfig deep = v100;
+  deep.pipeline_latency = 20;
+  const MmaTiming d = decompose_mma(deep, 16, 16, 16, TensorPrecision::f16_f32, "");
+  CHECK(d.occupancy == 32);
+  CHECK(d.latency == 3 * 20 + 7 + 20);
+  // Step overhead: every step costs each core it uses.
+  TensorCoreConfig slow = v100;
+  slow.step_overhead = 1;
+  CHECK(decompose_mma(slow, 16, 16, 16, TensorPrecision::f16_f32, "").occupancy == 32 + 16);
+  // One tensor core per sub-core: twice the occupancy.
+  TensorCoreConfig one = v100;
+  one.per_subcore = 1;
+  CHECK(decompose_mma(one, 16, 16, 16, TensorPrecision::f16_f32, "").occupancy == 64);
+  // Turing rates: INT8 2x, INT4 4x, INT1 16x the FP16 rate.
+  TensorCoreConfig turing = v100;
+  turing.rate_s8 = 2, turing.rate_s4 = 4, turing.rate_b1 = 16, turing.rate_tf32 = 0.5;
+  CHECK(decompose_mma(turing, 16, 16, 16, TensorPrecision::s8_s32, "").occupancy == 16);
+  CHECK(decompose_mma(turing, 8, 8, 32, TensorPrecision::s4_s32, "").occupancy == 4);   // 2048 FMAs / (4 x 128)
+  CHECK(decompose_mma(turing, 8, 8, 128, TensorPrecision::b1_s32, "").occupancy == 4);  // 8192 / (16 x 128)
+  CHECK(decompose_mma(turing, 16, 16, 8, TensorPrecision::tf32_f32, "").occupancy == 32);  // half rate
+  // Ampere/Hopper-like: one wide core per sub-core (rate 4 or 8 over 4x4x4), mma.m16n8k16.
+  TensorCoreConfig ampere = v100;
+  ampere.per_subcore = 1, ampere.rate_f16 = 4, ampere.pipeline_latency = 18;
+  const MmaTiming a = decompose_mma(ampere, 16, 8, 16, TensorPrecision::f16_f32, "");
+  CHECK(a.occupancy == 8);  // 2048 FMAs / 256 per cycle
+  CHECK(a.latency == 7 + 18);
+  TensorCoreConfig hopper = ampere;
+  hopper.rate_f16 = 8, hopper.pipeline_latency = 20;
+  const MmaTiming h = decompose_mma(hopper, 16, 8, 16, TensorPrecision::f16_f32, "");
+  CHECK(h.occupancy == 4);  // K = 16 is all one set: the rest of the rate shortens each op
+  CHECK(h.latency == 24);   // last op starts at 3.5, + 20
+  CHECK(h.busy_cycles == 4);
+  try {
+    decompose_mma(v100, 16, 16, 16, TensorPrecision::s8_s32, "v100.json");
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()) == "v100.json: tensor: this GPU's tensor cores do not support s8 MMAs (tensor.rate_s8 is 0)");
+  }
+}
+
+TEST_CASE("simt timing: bandwidth servers, MSHRs, the MIO queue, buffers and scoreboards") {
+  BandwidthServer b;
+  b.reset(32);
+  CHECK(b.pass(10, 32) == 10);   // one cycle's worth: no added latency
+  CHECK(b.pass(10, 32) == 11);   // queued behind the first
+  CHECK(b.pass(100, 128) == 103);
+  b.reset(18.4);
+  int64_t last = 0;
+  for (int i = 0; i < 1000; ++i) last = b.pass(0, 32);
+  CHECK(last == 1739);  // 32000 / 18.4 = 1739.1: fractions are kept
+
+  MshrPool m;
+  m.reset(2);
+  CHECK(m.acquire(0) == 0);
+  m.hold_until(50);
+  CHECK(m.acquire(1) == 1);
+  m.hold_until(30);
+  CHECK(m.acquire(2) == 30);  // both held: wait for the earliest release
+  m.hold_until(60);
+  CHECK(m.acquire(55) == 55);  // 50 released meanwhile
+
+  MioQueue q;
+  q.reset();
+  for (int i = 0; i <= kMioQueueEntries; ++i) {  // one in service, the rest queued
+    const int64_t s = q.begin(0);
+    q.end(s + 10);  // each takes 10 cycles
+  }
+  CHECK(q.full_at(0));
+  CHECK(q.space_at() == 10);  // the second instruction's start
+  CHECK_FALSE(q.full_at(10));
+
+  InstructionBuffer ib;
+  ib.reset(2, 0, 1);
+  CHECK(ib.head_ready() == 1);
+  ib.consume(1, 1);
+  CHECK(ib.head_ready() == 1);  // the second entry was already there
+  ib.consume(1, 3);
+  CHECK(ib.head_ready() == 2);  // refilled one cycle after the first issue
+  ib.flush(5, 7);
+  CHECK(ib.head_ready() == 12);
+
+  Scoreboard sb;
+  StaticInstruction use;
+  use.n_src = 1;
+  use.src[0] = 70;
+  CHECK(sb.clear_at(use, 0) == 0);
+  sb.reserve(326, 40);  // same filter bit as 70 (mod 256), different register
+  CHECK(sb.clear_at(use, 0) == 0);
+  sb.reserve(70, 25);
+  CHECK(sb.clear_at(use, 0) == 25);
+  CHECK(sb.clear_at(use, 25) == 25);  // landed
+  CHECK(sb.pending() == 1);
+}
+
+TEST_CASE("simt timing: sectored tag array, LRU and interleaving") {
+  SectoredTagArray t;
+  t.configure(4 * 128, 128, 2, 1);  // 2 sets x 2 ways
+  uint64_t evicted = 99;
+  uint8_t dirty = 99;
+  CHECK(t.find(0) == nullptr);
+  CacheLine* zero = t.allocate(0, evicted, dirty);
+  zero->valid = 1;
+  zero->dirty = 1;
+  CHECK(dirty == 0);  // an invalid way was taken
+  t.allocate(2, evicted, dirty)->dirty = 3;  // same set (even lines)
+  CHECK(t.find(0) != nullptr);  // 0 becomes most recent
+  t.allocate(4, evicted, dirty);
+  CHECK(evicted == 2);  // the least recently used went
+  CHECK(dirty == 3);
+  CHECK(t.find(2) == nullptr);
+  CHECK(t.find(0)->valid == 1);
+  CHECK(t.find(4)->valid == 0);
+  t.allocate(6, evicted, dirty);  // now 0 is the least recently used
+  CHECK(evicted == 0);
+  CHECK(dirty == 1);
+  SectoredTagArray none;
+  none.configure(0, 128, 4, 1);
+  CHECK_FALSE(none.enabled());
+  CHECK(none.allocate(1, evicted, dirty) == nullptr);
+  // Interleaving: consecutive lines hit every unit once per block.
+  for (int units : {8, 12, 32}) {
+    std::vector<int> hits(static_cast<size_t>(units));
+    for (uint64_t line = 1000 * static_cast<uint64_t>(units); line < 1001 * static_cast<uint64_t>(units); ++line)
+      ++hits[static_cast<size_t>(interleave(line, units))];
+    for (int h : hits) CHECK(h == 1);
+  }
+}
