@@ -19,84 +19,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/cli_harness.h"
+
 namespace fs = std::filesystem;
+using namespace loom_test;
 
 namespace {
-
-// A fresh, uniquely named directory under the system temp dir, removed on destruction.
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    path_ = fs::temp_directory_path() / ("loom_cli_test_" + std::to_string(::getpid()) + "_" +
-                                         std::to_string(stamp) + "_" + std::to_string(counter++));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const fs::path& path() const { return path_; }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void write_file(const fs::path& p, const std::string& content) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  REQUIRE_MESSAGE(out.good(), "cannot write " << p.string());
-  out << content;
-}
-
-// Single-quotes a word for /bin/sh.
-std::string sh_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
-struct RunResult {
-  int code = -1;  // exit status, or -1 if the process did not exit normally
-  std::string out, err;
-};
-
-// Runs `loom <args...>` with stdin from /dev/null and stdout/stderr captured in `dir`.
-RunResult run_loom(const TempDir& dir, const std::vector<std::string>& args) {
-  static std::atomic<int> counter{0};
-  const int n = counter++;
-  const fs::path out_file = dir.path() / ("stdout_" + std::to_string(n) + ".txt");
-  const fs::path err_file = dir.path() / ("stderr_" + std::to_string(n) + ".txt");
-  std::string cmd = sh_quote(LOOM_BINARY);
-  for (const std::string& a : args) cmd += " " + sh_quote(a);
-  cmd += " </dev/null >" + sh_quote(out_file.string()) + " 2>" + sh_quote(err_file.string());
-  const int status = std::system(cmd.c_str());
-  RunResult r;
-  REQUIRE_MESSAGE(status != -1, "std::system failed for " << cmd);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = read_file(out_file);
-  r.err = read_file(err_file);
-  return r;
-}
-
-bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
 
 size_t count_lines(const std::string& s) {
   size_t n = 0;

@@ -19,74 +19,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/cli_harness.h"
+
 namespace fs = std::filesystem;
+using namespace loom_test;
 using nlohmann::json;
 
 namespace {
-
-class MapTempDir {
- public:
-  MapTempDir() {
-    static std::atomic<int> counter{0};
-    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    path_ = fs::temp_directory_path() / ("loom_map_test_" + std::to_string(::getpid()) + "_" +
-                                         std::to_string(stamp) + "_" + std::to_string(counter++));
-    fs::create_directories(path_);
-  }
-  ~MapTempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  MapTempDir(const MapTempDir&) = delete;
-  MapTempDir& operator=(const MapTempDir&) = delete;
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void spit(const fs::path& p, const std::string& content) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  REQUIRE_MESSAGE(out.good(), "cannot write " << p.string());
-  out << content;
-}
-
-std::string quoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
-
-Result loom(const MapTempDir& dir, const std::vector<std::string>& args) {
-  static std::atomic<int> counter{0};
-  const int n = counter++;
-  const std::string out_file = dir / ("stdout_" + std::to_string(n));
-  const std::string err_file = dir / ("stderr_" + std::to_string(n));
-  std::string cmd = quoted(LOOM_BINARY);
-  for (const std::string& a : args) cmd += " " + quoted(a);
-  cmd += " </dev/null >" + quoted(out_file) + " 2>" + quoted(err_file);
-  const int status = std::system(cmd.c_str());
-  REQUIRE(status != -1);
-  Result r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out_file);
-  r.err = slurp(err_file);
-  return r;
-}
-
-bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
 
 const std::string kSrc = LOOM_SOURCE_DIR;
 const std::string kEyeriss = kSrc + "/configs/eyeriss_like_rs.json";
@@ -109,95 +48,95 @@ json all_at_dram() {
 
 // `loom map` with a pinned mapping must fail: exit 2, the last stderr line is the error
 // (a dataflow warning may come before it), it names every needle, and no output is written.
-void expect_pinned_error(const MapTempDir& dir, const json& mapping, const std::vector<std::string>& needles) {
+void expect_pinned_error(const TempDir& dir, const json& mapping, const std::vector<std::string>& needles) {
   static int n = 0;
   const std::string file = dir / ("pinned_" + std::to_string(n) + ".json");
   const std::string out = dir / ("out_bad_" + std::to_string(n++));
-  spit(file, mapping.dump(2));
+  write_file(file, mapping.dump(2));
   std::vector<std::string> args = map_c3(kEyeriss, out);
   args.insert(args.end(), {"--mapping", file});
-  const Result r = loom(dir, args);
+  const RunResult r = run_loom(dir, args);
   INFO("stderr: " << r.err);
   CHECK(r.code == 2);
   REQUIRE(!r.err.empty());
   const size_t start = r.err.rfind('\n', r.err.size() - 2);
   const std::string last = r.err.substr(start == std::string::npos ? 0 : start + 1);
   CHECK(last.rfind("loom: error: ", 0) == 0);
-  CHECK(has(last, file));
-  for (const std::string& needle : needles) CHECK_MESSAGE(has(last, needle), needle);
-  CHECK(!has(r.err, "internal error"));
+  CHECK(contains(last, file));
+  for (const std::string& needle : needles) CHECK_MESSAGE(contains(last, needle), needle);
+  CHECK(!contains(r.err, "internal error"));
   CHECK(!fs::exists(fs::path(out) / "mapping.json"));
   CHECK(!fs::exists(fs::path(out) / "map_report.json"));
 }
 
 // Searches, then pins the result and checks the cost is reproduced exactly.
-void search_then_pin(const MapTempDir& dir, const std::string& arch, const std::string& tag) {
+void search_then_pin(const TempDir& dir, const std::string& arch, const std::string& tag) {
   const std::string out1 = dir / (tag + "_search");
   const std::string out2 = dir / (tag + "_pinned");
-  const Result r1 = loom(dir, map_c3(arch, out1));
+  const RunResult r1 = run_loom(dir, map_c3(arch, out1));
   INFO("stderr: " << r1.err);
   REQUIRE(r1.code == 0);
   CHECK(r1.err.empty());
-  CHECK(has(r1.out, "layer C3"));
-  CHECK(has(r1.out, "search: "));
-  CHECK(has(r1.out, "for "));
-  CHECK(has(r1.out, "spatial-"));
-  CHECK(has(r1.out, "utilization"));
-  CHECK(has(r1.out, "EDP"));
+  CHECK(contains(r1.out, "layer C3"));
+  CHECK(contains(r1.out, "search: "));
+  CHECK(contains(r1.out, "for "));
+  CHECK(contains(r1.out, "spatial-"));
+  CHECK(contains(r1.out, "utilization"));
+  CHECK(contains(r1.out, "EDP"));
   REQUIRE(fs::is_regular_file(fs::path(out1) / "mapping.json"));
   REQUIRE(fs::is_regular_file(fs::path(out1) / "map_report.json"));
-  const json rep1 = json::parse(slurp(fs::path(out1) / "map_report.json"));
+  const json rep1 = json::parse(read_file(fs::path(out1) / "map_report.json"));
   CHECK(rep1.at("command") == "map");
   CHECK(rep1.at("search").at("valid").get<int64_t>() > 0);
   CHECK(rep1.at("cost").at("cycles").at("total").get<int64_t>() > 0);
   CHECK(rep1.at("cost").at("energy_pj").at("total").get<double>() > 0);
-  CHECK(rep1.at("mapping") == json::parse(slurp(fs::path(out1) / "mapping.json")));
+  CHECK(rep1.at("mapping") == json::parse(read_file(fs::path(out1) / "mapping.json")));
 
   std::vector<std::string> args = map_c3(arch, out2);
   args.insert(args.end(), {"--mapping", (fs::path(out1) / "mapping.json").string()});
-  const Result r2 = loom(dir, args);
+  const RunResult r2 = run_loom(dir, args);
   INFO("stderr: " << r2.err);
   REQUIRE(r2.code == 0);
-  CHECK(has(r2.out, "pinned"));
-  const json rep2 = json::parse(slurp(fs::path(out2) / "map_report.json"));
+  CHECK(contains(r2.out, "pinned"));
+  const json rep2 = json::parse(read_file(fs::path(out2) / "map_report.json"));
   CHECK(rep2.at("search").at("method") == "pinned");
   CHECK(rep2.at("cost") == rep1.at("cost"));  // the same counts, cycles and energies
   CHECK(rep2.at("cost").at("energy_pj").at("total") == rep1.at("cost").at("energy_pj").at("total"));
   CHECK(rep2.at("cost").at("cycles").at("total") == rep1.at("cost").at("cycles").at("total"));
-  CHECK(slurp(fs::path(out2) / "mapping.json") == slurp(fs::path(out1) / "mapping.json"));
+  CHECK(read_file(fs::path(out2) / "mapping.json") == read_file(fs::path(out1) / "mapping.json"));
 }
 
 }  // namespace
 
 TEST_CASE("map cli: search, write mapping.json, pin it and get the same cost") {
-  MapTempDir dir;
+  TempDir dir;
   SUBCASE("hierarchy architecture (eyeriss_like_rs, row-stationary)") { search_then_pin(dir, kEyeriss, "eyeriss"); }
   SUBCASE("systolic architecture, converted to a hierarchy") { search_then_pin(dir, kSystolic, "systolic"); }
 }
 
 TEST_CASE("map cli: --layer may be a workload file with one layer") {
-  MapTempDir dir;
+  TempDir dir;
   const std::string net = dir / "one.json";
-  spit(net, R"({"name": "one", "layers": [{"name": "g", "type": "gemm", "m": 12, "n": 20, "k": 30}]})");
-  const Result r = loom(dir, {"map", "--arch", kEyeriss, "--layer", net, "--out", dir / "o", "-q", "--search",
+  write_file(net, R"({"name": "one", "layers": [{"name": "g", "type": "gemm", "m": 12, "n": 20, "k": 30}]})");
+  const RunResult r = run_loom(dir, {"map", "--arch", kEyeriss, "--layer", net, "--out", dir / "o", "-q", "--search",
                               "random", "--budget", "500", "--seed", "7", "--objective", "latency"});
   INFO("stderr: " << r.err);
   REQUIRE(r.code == 0);
-  CHECK(has(r.out, "g: "));
-  const json rep = json::parse(slurp(fs::path(dir / "o") / "map_report.json"));
+  CHECK(contains(r.out, "g: "));
+  const json rep = json::parse(read_file(fs::path(dir / "o") / "map_report.json"));
   CHECK(rep.at("problem").at("bounds").at("M") == 12);
   CHECK(rep.at("mapper").at("objective") == "latency");
   CHECK(rep.at("mapper").at("seed") == 7);
 
   // A file with several layers is not a layer.
-  const Result bad = loom(dir, {"map", "--arch", kEyeriss, "--layer", kLenet, "--out", dir / "o2"});
+  const RunResult bad = run_loom(dir, {"map", "--arch", kEyeriss, "--layer", kLenet, "--out", dir / "o2"});
   CHECK(bad.code == 2);
-  CHECK(has(bad.err, "--layer"));
-  CHECK(has(bad.err, "exactly one layer"));
+  CHECK(contains(bad.err, "--layer"));
+  CHECK(contains(bad.err, "exactly one layer"));
 }
 
 TEST_CASE("map cli: bad pinned mappings and layer names exit 2 naming level, operand and limit") {
-  MapTempDir dir;
+  TempDir dir;
 
   SUBCASE("a tile larger than a buffer") {
     json m = all_at_dram();
@@ -243,43 +182,43 @@ TEST_CASE("map cli: bad pinned mappings and layer names exit 2 naming level, ope
     expect_pinned_error(dir, m, {"levels[1].spatial_z", "unknown key"});
   }
   SUBCASE("an unknown layer name lists some real ones") {
-    const Result r = loom(dir, {"map", "--arch", kEyeriss, "--workload", kLenet, "--layer", "C4", "--out", dir / "o"});
+    const RunResult r = run_loom(dir, {"map", "--arch", kEyeriss, "--workload", kLenet, "--layer", "C4", "--out", dir / "o"});
     CHECK(r.code == 2);
-    CHECK(has(r.err, "lenet5.json: --layer: no layer named 'C4'"));
-    CHECK(has(r.err, "C1, C3, C5"));
+    CHECK(contains(r.err, "lenet5.json: --layer: no layer named 'C4'"));
+    CHECK(contains(r.err, "C1, C3, C5"));
     CHECK(!fs::exists(fs::path(dir / "o")));
   }
   SUBCASE("a layer no mapping can run names the rule") {
     // The row-stationary dataflow needs a filter's whole R on the array's rows; with 2 rows
     // no mapping of a 5x5 filter exists.
-    json arch = json::parse(slurp(kEyeriss));
+    json arch = json::parse(read_file(kEyeriss));
     arch["levels"][1]["fanout"]["y"] = 2;
     arch["energy_table"] = kSrc + "/configs/energy/eyeriss_relative.json";
     const std::string file = dir / "two_rows.json";
-    spit(file, arch.dump(2));
-    const Result r = loom(dir, map_c3(file, dir / "o"));
+    write_file(file, arch.dump(2));
+    const RunResult r = run_loom(dir, map_c3(file, dir / "o"));
     CHECK(r.code == 2);
-    CHECK(has(r.err, "two_rows.json: layer C3: "));
-    CHECK(has(r.err, "rs"));
-    CHECK(has(r.err, "R (5)"));
+    CHECK(contains(r.err, "two_rows.json: layer C3: "));
+    CHECK(contains(r.err, "rs"));
+    CHECK(contains(r.err, "R (5)"));
   }
   SUBCASE("a bad option value") {
-    const Result r = loom(dir, {"map", "--layer", "conv1", "--objective", "speed"});
+    const RunResult r = run_loom(dir, {"map", "--layer", "conv1", "--objective", "speed"});
     CHECK(r.code == 2);
-    CHECK(has(r.err, "--objective"));
+    CHECK(contains(r.err, "--objective"));
   }
 }
 
 TEST_CASE("map cli: loom run maps every layer of a network on a hierarchy") {
-  MapTempDir dir;
+  TempDir dir;
   const std::string out1 = dir / "run1";
-  const Result r = loom(dir, {"run", "--arch", kEyeriss, "--workload", kLenet, "--out", out1, "-j", "2"});
+  const RunResult r = run_loom(dir, {"run", "--arch", kEyeriss, "--workload", kLenet, "--out", out1, "-j", "2"});
   INFO("stderr: " << r.err);
   REQUIRE(r.code == 0);
-  CHECK(has(r.out, "C1"));
-  CHECK(has(r.out, "output"));
-  CHECK(has(r.out, "bound by"));
-  const json rep = json::parse(slurp(fs::path(out1) / "report.json"));
+  CHECK(contains(r.out, "C1"));
+  CHECK(contains(r.out, "output"));
+  CHECK(contains(r.out, "bound by"));
+  const json rep = json::parse(read_file(fs::path(out1) / "report.json"));
   CHECK(rep.at("schema_version") == 1);
   CHECK(rep.at("fidelity") == "analytic");
   CHECK(rep.at("arch").at("kind") == "hierarchy");
@@ -314,29 +253,29 @@ TEST_CASE("map cli: loom run maps every layer of a network on a hierarchy") {
   CHECK(rep.at("totals").at("cycles").at("total") == cycles);
   CHECK(rep.at("totals").at("energy_pj").at("total").get<double>() == doctest::Approx(energy));
 
-  std::istringstream csv(slurp(fs::path(out1) / "layers.csv"));
+  std::istringstream csv(read_file(fs::path(out1) / "layers.csv"));
   std::vector<std::string> lines;
   for (std::string line; std::getline(csv, line);) lines.push_back(line);
   REQUIRE(lines.size() == 7);
-  CHECK(has(lines[0], "GLB_reads"));
+  CHECK(contains(lines[0], "GLB_reads"));
   CHECK(lines[6].rfind("\"total\",network,", 0) == 0);
-  const json resolved = json::parse(slurp(fs::path(out1) / "resolved_config.json"));
+  const json resolved = json::parse(read_file(fs::path(out1) / "resolved_config.json"));
   CHECK(resolved.at("kind") == "hierarchy");
 
   // Deterministic whatever the thread count: the same report byte for byte.
   const std::string out2 = dir / "run2";
-  const Result r2 = loom(dir, {"run", "--arch", kEyeriss, "--workload", kLenet, "--out", out2, "-j", "1", "-q"});
+  const RunResult r2 = run_loom(dir, {"run", "--arch", kEyeriss, "--workload", kLenet, "--out", out2, "-j", "1", "-q"});
   REQUIRE(r2.code == 0);
-  CHECK(slurp(fs::path(out1) / "report.json") == slurp(fs::path(out2) / "report.json"));
-  CHECK(slurp(fs::path(out1) / "layers.csv") == slurp(fs::path(out2) / "layers.csv"));
+  CHECK(read_file(fs::path(out1) / "report.json") == read_file(fs::path(out2) / "report.json"));
+  CHECK(read_file(fs::path(out1) / "layers.csv") == read_file(fs::path(out2) / "layers.csv"));
 }
 
 TEST_CASE("map cli: mapper options are refused for systolic runs") {
-  MapTempDir dir;
-  const Result r = loom(dir, {"run", "--arch", kSystolic, "--workload", kLenet, "--out", dir / "o", "--search",
+  TempDir dir;
+  const RunResult r = run_loom(dir, {"run", "--arch", kSystolic, "--workload", kLenet, "--out", dir / "o", "--search",
                               "random"});
   CHECK(r.code == 2);
-  CHECK(has(r.err, "--search"));
-  CHECK(has(r.err, "hierarchy"));
+  CHECK(contains(r.err, "--search"));
+  CHECK(contains(r.err, "hierarchy"));
   CHECK(!fs::exists(fs::path(dir / "o")));
 }

@@ -9,6 +9,7 @@
 #include "arch/simt/ptx/kernel_arguments.h"
 #include "arch/simt/ptx/ptx_decode.h"
 #include "arch/simt/ptx/ptx_parser.h"
+#include "arch/simt/timing/occupancy.h"
 #include "sim/embedded_files.h"
 #include "sim/error.h"
 #include "sim/text_file.h"
@@ -52,6 +53,8 @@ RecipeRunResult run_recipe(const LaunchRecipe& recipe, const PtxKernel& kernel, 
   launch.block = recipe.block;
   launch.registers_per_thread = options.registers_per_thread;
   FunctionalModel model(kernel, launch, bind_kernel_arguments(kernel, args), memory);
+  // The grid's own limits (y and z) are only visible here; the engine sees a CTA count.
+  check_launch(config, model.cta_resources(), {recipe.grid.x, recipe.grid.y, recipe.grid.z});
 
   RecipeRunResult result;
   result.stats = simulate_launch(config, model, options.progress);
