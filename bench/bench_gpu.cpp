@@ -11,8 +11,6 @@
 #include "arch/simt/gpu_config.h"
 #include "arch/simt/kernels/kernel_reference.h"
 #include "arch/simt/kernels/recipe_runner.h"
-#include "arch/simt/ptx/functional_model.h"
-#include "arch/simt/ptx/kernel_arguments.h"
 #include "arch/simt/ptx/run_functional.h"
 #include "bench/bench.h"
 
@@ -27,25 +25,9 @@ double seconds_since(Clock::time_point start) {
 
 // The functional model alone (no timing) on the same launch: what execute-at-issue costs.
 double functional_seconds(const LaunchRecipe& recipe, const PtxKernel& kernel, int64_t& warp_instructions) {
-  GlobalMemory memory;
-  const std::vector<HostBuffer> buffers = initial_buffers(recipe, 1);
-  std::vector<uint64_t> addresses;
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    addresses.push_back(memory.allocate(buffers[i].size(), recipe.buffers[i].name));
-    memory.write_bytes(addresses.back(), buffers[i].data(), buffers[i].size());
-  }
-  std::vector<KernelArgument> args;
-  for (const ArgumentSpec& a : recipe.args) {
-    if (a.kind == ArgumentSpec::Kind::buffer) args.push_back(KernelArgument::pointer(addresses[size_t(a.buffer)]));
-    else if (a.kind == ArgumentSpec::Kind::int32) args.push_back(KernelArgument::integer(a.integer));
-    else args.push_back(KernelArgument::f32(static_cast<float>(a.real)));
-  }
-  LaunchConfig launch;
-  launch.grid = recipe.grid;
-  launch.block = recipe.block;
-  FunctionalModel model(kernel, launch, bind_kernel_arguments(kernel, args), memory);
+  RecipeInstance instance(recipe, kernel, initial_buffers(recipe, 1));
   const auto start = Clock::now();
-  warp_instructions = run_functional(model).warp_instructions;
+  warp_instructions = run_functional(instance.model()).warp_instructions;
   return seconds_since(start);
 }
 

@@ -3,7 +3,11 @@
 #include <doctest/doctest.h>
 
 #include "arch/simt/kernels/kernel_catalog.h"
+#include "arch/simt/kernels/kernel_reference.h"
 #include "arch/simt/kernels/layer_kernels.h"
+#include "arch/simt/kernels/recipe_runner.h"
+#include "arch/simt/ptx/ptx_decode.h"
+#include "arch/simt/ptx/run_functional.h"
 #include "sim/error.h"
 
 using namespace loom;
@@ -75,40 +79,14 @@ TEST_CASE("kernel catalog: layers run through the kernel the precision and shape
   CHECK(d.recipe.sizes.at("M") == 56 * 56 * 64);  // groups stacked along M
 }
 
-#include "arch/simt/kernels/kernel_reference.h"
-#include "arch/simt/ptx/functional_model.h"
-#include "arch/simt/ptx/kernel_arguments.h"
-#include "arch/simt/ptx/ptx_decode.h"
-#include "arch/simt/ptx/run_functional.h"
-
 namespace {
 
 // Runs a recipe functionally (no timing) and returns the buffers read back afterwards.
 std::vector<HostBuffer> run_recipe_functionally(const LaunchRecipe& r, const std::vector<HostBuffer>& before) {
   const PtxKernel kernel = load_ptx_kernel(std::string(LOOM_SOURCE_DIR) + "/" + r.ptx_file, r.entry);
-  GlobalMemory memory;
-  std::vector<uint64_t> addresses;
-  for (size_t i = 0; i < before.size(); ++i) {
-    addresses.push_back(memory.allocate(before[i].size(), r.buffers[i].name));
-    memory.write_bytes(addresses.back(), before[i].data(), before[i].size());
-  }
-  std::vector<KernelArgument> args;
-  for (const ArgumentSpec& a : r.args) {
-    if (a.kind == ArgumentSpec::Kind::buffer) args.push_back(KernelArgument::pointer(addresses[size_t(a.buffer)]));
-    else if (a.kind == ArgumentSpec::Kind::int32) args.push_back(KernelArgument::integer(a.integer));
-    else args.push_back(KernelArgument::f32(static_cast<float>(a.real)));
-  }
-  LaunchConfig launch;
-  launch.grid = r.grid;
-  launch.block = r.block;
-  FunctionalModel model(kernel, launch, bind_kernel_arguments(kernel, args), memory);
-  run_functional(model);
-  std::vector<HostBuffer> after;
-  for (size_t i = 0; i < before.size(); ++i) {
-    after.emplace_back(before[i].size());
-    memory.read_bytes(addresses[i], after.back().data(), after.back().size());
-  }
-  return after;
+  RecipeInstance instance(r, kernel, before);
+  run_functional(instance.model());
+  return instance.read_back();
 }
 
 }  // namespace

@@ -30,19 +30,17 @@ const PtxKernel& shipped_kernel(const std::string& name) {
   return *slot;
 }
 
-RecipeRunResult run_recipe(const LaunchRecipe& recipe, const PtxKernel& kernel, const GpuConfig& config,
-                           const RecipeRunOptions& options) {
-  GlobalMemory memory;
-  const std::vector<HostBuffer> before = initial_buffers(recipe, options.seed);
-  std::vector<uint64_t> addresses;
+RecipeInstance::RecipeInstance(const LaunchRecipe& recipe, const PtxKernel& kernel,
+                               const std::vector<HostBuffer>& buffers, int registers_per_thread) {
   for (size_t i = 0; i < recipe.buffers.size(); ++i) {
-    addresses.push_back(memory.allocate(before[i].size(), recipe.buffers[i].name));
-    memory.write_bytes(addresses.back(), before[i].data(), before[i].size());
+    addresses_.push_back(memory_.allocate(buffers[i].size(), recipe.buffers[i].name));
+    memory_.write_bytes(addresses_.back(), buffers[i].data(), buffers[i].size());
+    sizes_.push_back(buffers[i].size());
   }
   std::vector<KernelArgument> args;
   for (const ArgumentSpec& a : recipe.args) {
     switch (a.kind) {
-      case ArgumentSpec::Kind::buffer: args.push_back(KernelArgument::pointer(addresses[size_t(a.buffer)])); break;
+      case ArgumentSpec::Kind::buffer: args.push_back(KernelArgument::pointer(addresses_[size_t(a.buffer)])); break;
       case ArgumentSpec::Kind::int32: args.push_back(KernelArgument::integer(a.integer)); break;
       case ArgumentSpec::Kind::f32: args.push_back(KernelArgument::f32(static_cast<float>(a.real))); break;
       case ArgumentSpec::Kind::f64: args.push_back(KernelArgument::f64(a.real)); break;
@@ -51,20 +49,29 @@ RecipeRunResult run_recipe(const LaunchRecipe& recipe, const PtxKernel& kernel, 
   LaunchConfig launch;
   launch.grid = recipe.grid;
   launch.block = recipe.block;
-  launch.registers_per_thread = options.registers_per_thread;
-  FunctionalModel model(kernel, launch, bind_kernel_arguments(kernel, args), memory);
-  // The grid's own limits (y and z) are only visible here; the engine sees a CTA count.
-  check_launch(config, model.cta_resources(), {recipe.grid.x, recipe.grid.y, recipe.grid.z});
+  launch.registers_per_thread = registers_per_thread;
+  model_ = std::make_unique<FunctionalModel>(kernel, launch, bind_kernel_arguments(kernel, args), memory_);
+}
 
+std::vector<HostBuffer> RecipeInstance::read_back() const {
+  std::vector<HostBuffer> contents;
+  for (size_t i = 0; i < addresses_.size(); ++i) {
+    contents.emplace_back(sizes_[i]);
+    memory_.read_bytes(addresses_[i], contents.back().data(), sizes_[i]);
+  }
+  return contents;
+}
+
+RecipeRunResult run_recipe(const LaunchRecipe& recipe, const PtxKernel& kernel, const GpuConfig& config,
+                           const RecipeRunOptions& options) {
+  const std::vector<HostBuffer> before = initial_buffers(recipe, options.seed);
+  RecipeInstance instance(recipe, kernel, before, options.registers_per_thread);
+  // The grid's own limits (y and z) are only visible here; the engine sees a CTA count.
+  check_launch(config, instance.model().cta_resources(), {recipe.grid.x, recipe.grid.y, recipe.grid.z});
   RecipeRunResult result;
-  result.stats = simulate_launch(config, model, options.progress);
+  result.stats = simulate_launch(config, instance.model(), options.progress);
   if (options.verify) {
-    std::vector<HostBuffer> after;
-    for (size_t i = 0; i < recipe.buffers.size(); ++i) {
-      after.emplace_back(before[i].size());
-      memory.read_bytes(addresses[i], after.back().data(), after.back().size());
-    }
-    result.check = verify_outputs(recipe, before, after);
+    result.check = verify_outputs(recipe, before, instance.read_back());
     result.verified = true;
   }
   return result;

@@ -4,12 +4,15 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "arch/simt/gpu_config.h"
 #include "arch/simt/gpu_stats.h"
 #include "arch/simt/kernels/kernel_catalog.h"
 #include "arch/simt/kernels/kernel_reference.h"
+#include "arch/simt/ptx/functional_model.h"
+#include "arch/simt/ptx/global_memory.h"
 #include "arch/simt/ptx/ptx_program.h"
 #include "arch/simt/timing/gpu_engine.h"
 
@@ -18,6 +21,23 @@ namespace loom::simt {
 // The shipped kernel `name`, decoded from the PTX compiled into the binary (decoded once per
 // process).
 const PtxKernel& shipped_kernel(const std::string& name);
+
+// One launch made ready: device memory holding the buffers, the arguments bound, and the
+// functional model built over them (run it with simulate_launch or run_functional).
+class RecipeInstance {
+ public:
+  RecipeInstance(const LaunchRecipe& recipe, const PtxKernel& kernel, const std::vector<HostBuffer>& buffers,
+                 int registers_per_thread = 0);
+  FunctionalModel& model() { return *model_; }
+  // Every buffer's contents now, in recipe order.
+  std::vector<HostBuffer> read_back() const;
+
+ private:
+  GlobalMemory memory_;
+  std::vector<uint64_t> addresses_;
+  std::vector<size_t> sizes_;
+  std::unique_ptr<FunctionalModel> model_;
+};
 
 struct RecipeRunOptions {
   uint64_t seed = 1;
