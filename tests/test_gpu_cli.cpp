@@ -103,6 +103,10 @@ TEST_CASE("gpu cli: a custom .ptx kernel and a JSON launch file run") {
   const RunResult l = run_loom(dir, {"gpu", "--launch", dir / "launch.json", "--out", dir / "out2", "-q"});
   CHECK(l.code == 0);
   CHECK(contains(l.out, "check ok"));
+  const RunResult defaults = run_loom(dir, {"gpu", "--arch", kV100, "--kernel", "pointer_chase", "-q", "--out",
+                                            dir / "out3"});  // no --size: every size at its default
+  CHECK(defaults.code == 0);
+  CHECK(contains(defaults.out, "check ok"));
   const RunResult list = run_loom(dir, {"gpu", "--list"});
   CHECK(list.code == 0);
   CHECK(contains(list.out, "pointer_chase"));

@@ -215,6 +215,7 @@ LaunchRecipe make_launch_recipe(const std::string& kernel, const Sizes& sizes, c
 
 std::map<std::string, int64_t> parse_size_list(const std::string& text, const std::string& option) {
   std::map<std::string, int64_t> sizes;
+  if (trim(text).empty()) return sizes;  // every size at its default
   size_t start = 0;
   while (start <= text.size()) {
     size_t end = text.find(',', start);

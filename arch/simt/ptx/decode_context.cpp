@@ -84,6 +84,7 @@ void DecodeContext::map_registers_and_symbols() {
   kernel_.specials = specials;
   for (size_t i = 0; i < specials.size(); ++i)
     special_slot_[static_cast<int>(specials[i])] = static_cast<uint32_t>(kernel_.registers.size() + i);
+  kernel_.special_slot = static_cast<uint32_t>(kernel_.registers.size());
   kernel_.scratch_slot = static_cast<uint32_t>(kernel_.registers.size() + specials.size());
   // Only variables the kernel names take space (a module may declare several kernels' arrays).
   std::sort(symbols.begin(), symbols.end());

@@ -230,6 +230,7 @@ void wmma_memory(D& x, bool load) {
   d.op = static_cast<uint8_t>(matrix == 'a' ? 0 : matrix == 'b' ? 1 : 2);
   d.mode = static_cast<uint8_t>(layout);
   d.aux = x.statement().operands.size() == 3 ? x.read(x.operand(2), PtxType::u32) : kNoOperand;
+  if (d.aux != kNoOperand) d.flags |= DecodedInstruction::kFlagAuxOperand;
   if (load) {
     const auto dst = fragment(x, x.operand(0), regs, true, t);
     std::copy(dst.begin(), dst.end(), d.dst.begin());

@@ -135,6 +135,21 @@ float input_value(uint64_t bits, bool bf16) {
 // D = A * B + C with fp32 accumulation in k order (products of halves are exact in fp32).
 void wmma_mma(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
   const bool bf16 = i.op == 1;
+  // With thousands of warps resident, a warp's fragments have usually left the host's
+  // caches by the time its MMA issues (the loads feeding it took hundreds of cycles). Ask
+  // for all 64 lines at once so the misses overlap instead of arriving one by one: lanes
+  // 0-15 of the a and b registers, all lanes of the accumulators.
+  for (int r = 0; r < 16; ++r) {
+    const uint64_t* p = c.src(i.src[r]);
+    __builtin_prefetch(p);
+    __builtin_prefetch(p + 8);
+    __builtin_prefetch(p + 15);  // rows need not start on a line
+  }
+  for (int r = 16; r < 24; ++r) {
+    const uint64_t* p = c.src(i.src[r]);
+    for (int line = 0; line < 4; ++line) __builtin_prefetch(p + 8 * line);
+    __builtin_prefetch(p + 31);
+  }
   std::array<float, 256> a, b, acc;
   for (int row = 0; row < kTile; ++row)
     for (int r = 0; r < 8; ++r) {

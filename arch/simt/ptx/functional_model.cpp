@@ -100,7 +100,7 @@ void FunctionalModel::fill_special_registers(CtaState& c, uint32_t warp) {
   const Dim3 &b = launch_.block, &g = launch_.grid;
   uint64_t* regs = c.warps[warp].regs;
   for (size_t i = 0; i < k.specials.size(); ++i) {
-    uint64_t* r = regs + (k.register_count() + i) * 32;
+    uint64_t* r = regs + (k.special_slot + i) * 32;
     for (uint32_t lane = 0; lane < 32; ++lane) {
       const uint32_t t = warp * 32 + lane;
       uint64_t v = 0;

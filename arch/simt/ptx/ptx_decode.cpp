@@ -4,6 +4,7 @@
 #include "arch/simt/ptx/ptx_parser.h"
 #include "arch/simt/ptx/reconvergence.h"
 #include "arch/simt/ptx/register_estimate.h"
+#include "arch/simt/ptx/register_slots.h"
 
 namespace loom::simt {
 
@@ -66,6 +67,7 @@ PtxKernel decode_kernel(const PtxModule& module, const std::string& entry_name) 
   assign_reconvergence_points(kernel.code);
   kernel.live_register_words = max_live_register_words(kernel);
   kernel.estimated_registers = estimate_registers_per_thread(kernel);
+  pack_register_slots(kernel);  // after everything that reads operands as register ids
   return kernel;
 }
 

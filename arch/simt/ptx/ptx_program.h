@@ -53,6 +53,8 @@ struct DecodedInstruction {
   std::array<uint32_t, StaticInstruction::kMaxSrc> src{};
 
   static constexpr uint8_t kFlagSaturate = 1, kFlagNegateC = 2, kFlagSecondDst = 4, kFlagSigned = 8;
+  // aux holds an operand encoding (wmma's stride), renamed with the others (register_slots.h).
+  static constexpr uint8_t kFlagAuxOperand = 16;
 };
 
 struct KernelParam {
@@ -75,7 +77,10 @@ struct PtxKernel {
   std::vector<DecodedInstruction> code;
   std::vector<StaticInstruction> statics;  // parallel to code
   std::vector<PtxRegister> registers;      // register id -> declaration (only those used)
-  std::vector<SpecialRegister> specials;   // storage index registers.size() + i
+  std::vector<SpecialRegister> specials;   // storage index special_slot + i
+  // Registers occupy storage slots 0 .. special_slot-1, packed by liveness (register_slots.h):
+  // decoded operands name slots, StaticInstruction keeps the register ids.
+  uint32_t special_slot = 0;
   uint32_t scratch_slot = 0;               // storage index for "_" results
   std::vector<uint64_t> constants;         // constant table: 32 copies of each value
   std::vector<KernelParam> params;

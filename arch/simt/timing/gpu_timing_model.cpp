@@ -1,6 +1,7 @@
 #include "arch/simt/timing/gpu_timing_model.h"
 
 #include <algorithm>
+#include <bit>
 #include <string>
 
 #include "arch/simt/timing/bit_ops.h"
@@ -211,39 +212,7 @@ void GpuTimingModel::run_sm(int sm_index, int64_t end) {
 void GpuTimingModel::evaluate(SubCore& sc, int64_t c) {
   ++evaluations_;
   SmState& sm = sms_[static_cast<size_t>(sc.sm)];
-  StallReason first = StallReason::count;
-  int64_t wake = kNever;
   ScheduledWarp* warps = sc.warps.data();
-  // Tries the warp at `position`; true when it issued. The first candidate in scheduling
-  // order is examined in full (its blocker names the cycle's stall reason); the others only
-  // as far as needed to know when they could issue.
-  auto consider = [&](size_t position) {
-    const ScheduledWarp& e = warps[position];
-    if (e.state == ScheduledWarp::State::finished) return false;
-    if (first == StallReason::count) {
-      const Blocker own = e.state == ScheduledWarp::State::at_barrier ? Blocker{StallReason::barrier, kNever}
-                          : e.fetch_until > c                         ? Blocker{StallReason::fetch, e.fetch_until}
-                          : e.regs_until > c                          ? Blocker{StallReason::scoreboard, e.regs_until}
-                                                                      : Blocker{StallReason::issued, c};
-      if (own.reason != StallReason::issued) {
-        first = own.reason;
-        wake = std::min(wake, own.until);
-        return false;
-      }
-    } else if (const int64_t r = e.ready_at(); r > c) {
-      wake = std::min(wake, r);
-      return false;
-    }
-    const Blocker b = check_resources(sm, sc, e, c);
-    if (b.reason == StallReason::issued) {
-      issue(sm, sc, e.slot, sm.warps[static_cast<size_t>(e.slot)], c);
-      return true;
-    }
-    if (first == StallReason::count) first = b.reason;
-    wake = std::min(wake, b.until);
-    return false;
-  };
-  bool issued = false;
   const size_t n = sc.warps.size();
   // Where the last issuer is now (a retirement may have moved it; its age identifies it).
   size_t last = n;
@@ -255,25 +224,88 @@ void GpuTimingModel::evaluate(SubCore& sc, int64_t c) {
         if (warps[i].age == sc.last_issuer_age) last = i;
     }
   }
-  if (config_->scheduler == WarpSchedulerPolicy::gto) {
-    // Greedy: the last issuer while it still can; then the oldest first.
-    if (last < n) issued = consider(last);
-    for (size_t i = 0; i < n && !issued; ++i)
-      if (i != last) issued = consider(i);
-  } else {
-    // Loose round-robin: start after the last issuer (warps are in age order).
-    size_t start = 0;
-    if (sc.issued_once)
-      while (start < n && warps[start].age <= sc.last_issuer_age) ++start;
+  // Scheduling order. GTO: the last issuer, then positions 0..n-1 (oldest first) without
+  // it. LRR: positions start..n-1, then 0..start-1 (warps are in age order).
+  const bool gto = config_->scheduler == WarpSchedulerPolicy::gto;
+  size_t start = 0;
+  if (!gto && sc.issued_once) {
+    while (start < n && warps[start].age <= sc.last_issuer_age) ++start;
     if (start == n) start = 0;
-    for (size_t i = 0; i < n && !issued; ++i) issued = consider(start + i < n ? start + i : start + i - n);
   }
+  auto order = [&](size_t k) {
+    if (!gto) return start + k < n ? start + k : start + k - n;
+    if (last == n) return k;
+    return k == 0 ? last : (k - 1 < last ? k - 1 : k);
+  };
+  // The first unfinished warp in that order is examined in full: its blocker names the
+  // cycle's stall reason.
+  size_t head = n;
+  for (size_t k = 0; k < n && head == n; ++k)
+    if (warps[order(k)].state != ScheduledWarp::State::finished) head = order(k);
+  if (head == n) {
+    sc.charge(c, StallReason::no_warp);
+    sc.next_eval = kNever;
+    return;
+  }
+  StallReason first;
+  int64_t wake;
+  {
+    const ScheduledWarp& e = warps[head];
+    const Blocker own = e.state == ScheduledWarp::State::at_barrier ? Blocker{StallReason::barrier, kNever}
+                        : e.fetch_until > c                         ? Blocker{StallReason::fetch, e.fetch_until}
+                        : e.regs_until > c                          ? Blocker{StallReason::scoreboard, e.regs_until}
+                                                                    : Blocker{StallReason::issued, c};
+    const Blocker b = own.reason != StallReason::issued ? own : check_resources(sm, sc, e, c);
+    if (b.reason == StallReason::issued) {
+      issue(sm, sc, e.slot, sm.warps[static_cast<size_t>(e.slot)], c);
+      sc.charge(c, StallReason::issued);
+      sc.next_eval = c + 1;
+      return;
+    }
+    first = b.reason;
+    wake = b.until;
+  }
+  // The others, in order, only as far as needed to know when they could issue: one
+  // branch-free pass per 64 positions finds those ready now and the earliest of the rest;
+  // only the ready ones are checked against the sub-core's and SM's resources. Everything
+  // before `head` in the order has finished (ready == kNever), so positions can be walked in
+  // ascending ranges: GTO [0, n) (the last issuer is `head` or finished), LRR [start, n) then
+  // [0, start).
+  auto scan = [&](size_t lo, size_t hi) {
+    for (size_t base = lo; base < hi; base += 64) {
+      const size_t top = std::min(hi, base + 64);
+      uint64_t ready = 0;
+      int64_t soonest = kNever;
+      for (size_t i = base; i < top; ++i) {
+        const int64_t r = i == head ? kNever : warps[i].ready;
+        ready |= static_cast<uint64_t>(r <= c) << (i - base);
+        soonest = std::min(soonest, r > c ? r : kNever);
+      }
+      wake = std::min(wake, soonest);
+      if (ready == 0) continue;
+      if (sc.read_free > c) {  // every candidate waits for the read stage
+        wake = std::min(wake, sc.read_free);
+        continue;
+      }
+      for (; ready; ready &= ready - 1) {
+        const ScheduledWarp& e = warps[base + static_cast<size_t>(std::countr_zero(ready))];
+        const Blocker b = check_resources(sm, sc, e, c);
+        if (b.reason == StallReason::issued) {
+          issue(sm, sc, e.slot, sm.warps[static_cast<size_t>(e.slot)], c);
+          return true;
+        }
+        wake = std::min(wake, b.until);
+      }
+    }
+    return false;
+  };
+  const bool issued = gto ? scan(0, n) : scan(start, n) || scan(0, start);
   if (issued) {
     sc.charge(c, StallReason::issued);
     sc.next_eval = c + 1;
     return;
   }
-  sc.charge(c, first == StallReason::count ? StallReason::no_warp : first);
+  sc.charge(c, first);
   sc.next_eval = std::max(wake, c + 1);
 }
 
@@ -372,6 +404,7 @@ void GpuTimingModel::issue(SmState& sm, SubCore& sc, int slot, WarpSlot& w, int6
     if (source_->warp_at_barrier(w.source_slot, w.warp)) {
       w.at_barrier = true;
       entry(sm, w).state = ScheduledWarp::State::at_barrier;
+      entry(sm, w).refresh();
     } else {
       release_barrier(sm, w.cta, c);  // this warp was the last to arrive
     }
@@ -390,6 +423,7 @@ void GpuTimingModel::prepare_next(SmState& sm, WarpSlot& w, WarpPipeline& pipe, 
   e.unit = w.next->unit;
   e.dispatch_delay = static_cast<uint8_t>(w.read_cycles - 1);
   e.uses_mio = w.next->unit == Unit::ldst && uses_mio(*w.next);
+  e.refresh();
 }
 
 void GpuTimingModel::release_barrier(SmState& sm, int cta, int64_t c) {
@@ -398,6 +432,7 @@ void GpuTimingModel::release_barrier(SmState& sm, int cta, int64_t c) {
     if (!w.at_barrier || source_->warp_at_barrier(w.source_slot, w.warp)) continue;
     w.at_barrier = false;
     entry(sm, w).state = ScheduledWarp::State::running;
+    entry(sm, w).refresh();
     sm.subcores[static_cast<size_t>(w.subcore)].wake(c + 1);
   }
 }
@@ -406,6 +441,7 @@ void GpuTimingModel::warp_finished(SmState& sm, WarpSlot& w, int64_t c) {
   w.done = true;
   w.next = nullptr;
   entry(sm, w).state = ScheduledWarp::State::finished;
+  entry(sm, w).refresh();
   CtaContext& cta = sm.ctas[static_cast<size_t>(w.cta)];
   release_barrier(sm, w.cta, c);  // a finished warp no longer holds a barrier back
   if (--cta.warps_live > 0) return;

@@ -42,9 +42,13 @@ struct ScheduledWarp {
   Unit unit = Unit::control;
   uint8_t dispatch_delay = 0;
   bool uses_mio = false;
+  // ready_at(), cached so the scheduler's scan over the other warps is a branch-free min and
+  // compare over one field; refresh() after changing fetch_until, regs_until or state.
+  int64_t ready = kNever;
 
   // The earliest cycle its own state lets it issue (kNever while at a barrier).
   int64_t ready_at() const { return state == State::running ? std::max(fetch_until, regs_until) : kNever; }
+  void refresh() { ready = ready_at(); }
 };
 
 struct SubCore {
