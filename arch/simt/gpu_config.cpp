@@ -269,9 +269,9 @@ GpuConfig parse_gpu_config(const nlohmann::json& doc, const std::string& source_
 
 GpuConfig load_gpu_config(const std::string& path) { return parse_gpu_config(load_json_file(path), path); }
 
-namespace {
 double tensor_rate(const TensorCoreConfig& t, TensorPrecision p) {
   switch (p) {
+    case TensorPrecision::none: return 0;
     case TensorPrecision::f16_f16:
     case TensorPrecision::f16_f32: return t.rate_f16;
     case TensorPrecision::bf16_f32: return t.rate_bf16;
@@ -279,11 +279,9 @@ double tensor_rate(const TensorCoreConfig& t, TensorPrecision p) {
     case TensorPrecision::s8_s32: return t.rate_s8;
     case TensorPrecision::s4_s32: return t.rate_s4;
     case TensorPrecision::b1_s32: return t.rate_b1;
-    case TensorPrecision::none: break;
   }
   return 0;
 }
-}  // namespace
 
 double GpuConfig::peak_tensor_flops(TensorPrecision p) const {
   // One m x n x k operation is m*n*k multiply-adds = 2*m*n*k FLOP (integer "FLOP" = ops).

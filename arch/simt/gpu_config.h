@@ -118,6 +118,9 @@ struct GpuConfig {
   double peak_fp32_flops() const;
 };
 
+// Throughput multiplier of `tensor` for an MMA of precision `p` over FP16 (0: unsupported).
+double tensor_rate(const TensorCoreConfig& tensor, TensorPrecision p);
+
 // Loads and validates a "kind": "gpu" architecture file (strict: unknown keys, missing
 // required fields and impossible values raise InputError naming file and field).
 GpuConfig load_gpu_config(const std::string& path);

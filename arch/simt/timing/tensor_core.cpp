@@ -23,20 +23,6 @@ const char* tensor_precision_name(TensorPrecision p) {
   return "?";
 }
 
-double tensor_rate(const TensorCoreConfig& t, TensorPrecision p) {
-  switch (p) {
-    case TensorPrecision::none:  // an MMA the decoder did not type: treat as FP16
-    case TensorPrecision::f16_f16:
-    case TensorPrecision::f16_f32: return t.rate_f16;
-    case TensorPrecision::bf16_f32: return t.rate_bf16;
-    case TensorPrecision::tf32_f32: return t.rate_tf32;
-    case TensorPrecision::s8_s32: return t.rate_s8;
-    case TensorPrecision::s4_s32: return t.rate_s4;
-    case TensorPrecision::b1_s32: return t.rate_b1;
-  }
-  return 0;
-}
-
 namespace {
 const char* rate_field(TensorPrecision p) {
   switch (p) {
@@ -52,7 +38,8 @@ const char* rate_field(TensorPrecision p) {
 
 MmaTiming decompose_mma(const TensorCoreConfig& t, int m, int n, int k, TensorPrecision precision,
                         const std::string& config_file) {
-  const double rate = tensor_rate(t, precision);
+  // An MMA the decoder did not type runs at the FP16 rate.
+  const double rate = tensor_rate(t, precision == TensorPrecision::none ? TensorPrecision::f16_f32 : precision);
   if (!(rate > 0))
     throw InputError(config_file, "tensor",
                      std::string("this GPU's tensor cores do not support ") + tensor_precision_name(precision) +

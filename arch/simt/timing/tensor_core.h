@@ -45,8 +45,6 @@ struct MmaTiming {
 };
 
 const char* tensor_precision_name(TensorPrecision precision);
-// Throughput relative to FP16 (0 = unsupported).
-double tensor_rate(const TensorCoreConfig& tensor, TensorPrecision precision);
 
 // Schedules one M x N x K MMA; throws InputError(config_file, "tensor", "this GPU's tensor
 // cores do not support ...") for a precision with rate 0.
