@@ -121,9 +121,10 @@ int gpu_command(GpuArgs args) {
   simt::PtxKernel custom_kernel;
   const simt::PtxKernel* kernel = nullptr;
   if (shipped) {
-    for (const char* option : {"--grid", "--block", "--args"}) {
-      const std::string& given = option[2] == 'g' ? args.grid : option[2] == 'b' ? args.block : args.args;
-      if (!given.empty()) {
+    const std::pair<const char*, const std::string*> launch_options[] = {
+        {"--grid", &args.grid}, {"--block", &args.block}, {"--args", &args.args}};
+    for (const auto& [option, given] : launch_options) {
+      if (!given->empty()) {
         throw InputError("", option, std::string("shipped kernels take --size; their grid, block and arguments "
                                                  "follow the kernel's launch rule (run `loom gpu --list`)"));
       }

@@ -52,20 +52,29 @@ Json layer_json(const GpuLayerRun& r, const GpuNetworkContext& ctx) {
   };
 }
 
+struct NetworkTotals {
+  int64_t cycles = 0, compute = 0, dram_read = 0, dram_write = 0;
+  double energy_pj = 0;
+};
+
+NetworkTotals totals_of(const std::vector<GpuLayerRun>& runs, const GpuNetworkContext& ctx) {
+  NetworkTotals t;
+  for (const GpuLayerRun& r : runs) {
+    t.cycles += r.stats.cycles;
+    t.compute += std::min(ideal_cycles(r, ctx), r.stats.cycles);
+    t.dram_read += r.stats.dram_read_bytes;
+    t.dram_write += r.stats.dram_write_bytes;
+    t.energy_pj += r.energy.total_pj;
+  }
+  return t;
+}
+
 }  // namespace
 
 Json gpu_network_report_to_json(const std::vector<GpuLayerRun>& runs, const GpuNetworkContext& ctx) {
   Json layers = Json::array();
-  int64_t cycles = 0, compute = 0, dram_read = 0, dram_write = 0;
-  double energy = 0;
-  for (const GpuLayerRun& r : runs) {
-    layers.push_back(layer_json(r, ctx));
-    cycles += r.stats.cycles;
-    compute += std::min(ideal_cycles(r, ctx), r.stats.cycles);
-    dram_read += r.stats.dram_read_bytes;
-    dram_write += r.stats.dram_write_bytes;
-    energy += r.energy.total_pj;
-  }
+  for (const GpuLayerRun& r : runs) layers.push_back(layer_json(r, ctx));
+  const NetworkTotals t = totals_of(runs, ctx);
   return {
       {"schema_version", kReportSchemaVersion},
       {"tool", {{"name", "loom"}, {"version", LOOM_VERSION}}},
@@ -75,11 +84,11 @@ Json gpu_network_report_to_json(const std::vector<GpuLayerRun>& runs, const GpuN
       {"network", {{"name", ctx.network->name}, {"source", ctx.network->source}, {"batch", ctx.network->batch}}},
       {"layers", layers},
       {"total",
-       {{"cycles", {{"total", cycles}, {"compute", compute}, {"stall", cycles - compute}}},
-        {"seconds", double(cycles) / ctx.config->clock_hz},
-        {"utilization", cycles > 0 ? double(compute) / double(cycles) : 0.0},
-        {"dram", {{"read_bytes", dram_read}, {"write_bytes", dram_write}}},
-        {"energy_pj", {{"total", energy}}}}},
+       {{"cycles", {{"total", t.cycles}, {"compute", t.compute}, {"stall", t.cycles - t.compute}}},
+        {"seconds", double(t.cycles) / ctx.config->clock_hz},
+        {"utilization", t.cycles > 0 ? double(t.compute) / double(t.cycles) : 0.0},
+        {"dram", {{"read_bytes", t.dram_read}, {"write_bytes", t.dram_write}}},
+        {"energy_pj", {{"total", t.energy_pj}}}}},
   };
 }
 
@@ -99,22 +108,17 @@ std::string format_gpu_network_table(const std::vector<GpuLayerRun>& runs, const
   std::string out;
   append_format(out, "%-28s %-18s %14s %10s %7s %14s %12s\n", "layer", "kernel", "cycles", "time_us", "util",
                 "dram_bytes", "energy_uJ");
-  int64_t cycles = 0, compute = 0, dram = 0;
-  double energy = 0;
   for (const GpuLayerRun& r : runs) {
-    const int64_t bytes = r.stats.dram_read_bytes + r.stats.dram_write_bytes;
     append_format(out, "%-28s %-18s %14s %10.2f %6.1f%% %14s %12.2f\n", r.layer->name.c_str(),
                   r.launch.recipe.kernel.c_str(), with_commas(r.stats.cycles).c_str(),
                   1e6 * double(r.stats.cycles) / ctx.config->clock_hz, 100 * utilization(r, ctx),
-                  with_commas(bytes).c_str(), r.energy.total_pj * 1e-6);
-    cycles += r.stats.cycles;
-    compute += std::min(ideal_cycles(r, ctx), r.stats.cycles);
-    dram += bytes;
-    energy += r.energy.total_pj;
+                  with_commas(r.stats.dram_read_bytes + r.stats.dram_write_bytes).c_str(), r.energy.total_pj * 1e-6);
   }
-  append_format(out, "%-28s %-18s %14s %10.2f %6.1f%% %14s %12.2f\n", "total", "", with_commas(cycles).c_str(),
-                1e6 * double(cycles) / ctx.config->clock_hz, cycles > 0 ? 100.0 * double(compute) / double(cycles) : 0.0,
-                with_commas(dram).c_str(), energy * 1e-6);
+  const NetworkTotals t = totals_of(runs, ctx);
+  append_format(out, "%-28s %-18s %14s %10.2f %6.1f%% %14s %12.2f\n", "total", "", with_commas(t.cycles).c_str(),
+                1e6 * double(t.cycles) / ctx.config->clock_hz,
+                t.cycles > 0 ? 100.0 * double(t.compute) / double(t.cycles) : 0.0,
+                with_commas(t.dram_read + t.dram_write).c_str(), t.energy_pj * 1e-6);
   return out;
 }
 

@@ -27,6 +27,17 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b));
 }
 
+std::vector<std::string> split_trimmed(std::string_view s, char separator) {
+  std::vector<std::string> fields;
+  size_t start = 0;
+  while (true) {
+    const size_t end = s.find(separator, start);
+    fields.push_back(trim(s.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start)));
+    if (end == std::string_view::npos) return fields;
+    start = end + 1;
+  }
+}
+
 std::string to_lower(std::string s) {
   for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   return s;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace loom {
 
@@ -11,6 +12,9 @@ namespace loom {
 std::string read_text_file(const std::string& path);
 
 std::string trim(std::string_view s);
+// "a, b,,c" -> {"a", "b", "", "c"}: every field between separators, trimmed; empty fields
+// are kept (callers decide whether they are errors), and "" gives one empty field.
+std::vector<std::string> split_trimmed(std::string_view s, char separator);
 std::string to_lower(std::string s);
 
 // 1234567 -> "1,234,567": counts in messages and tables, readable at a glance.

@@ -78,14 +78,7 @@ std::vector<Row> split_rows(const std::string& text) {
     Row row;
     row.line = line_no;
     row.text = trim(line);
-    size_t start = 0;
-    while (true) {
-      const size_t comma = line.find(',', start);
-      row.cells.push_back(trim(std::string_view(line).substr(
-          start, comma == std::string::npos ? std::string::npos : comma - start)));
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
+    row.cells = split_trimmed(line, ',');
     while (!row.cells.empty() && row.cells.back().empty()) row.cells.pop_back();
     if (!row.cells.empty()) rows.push_back(std::move(row));
     if (end == text.size()) break;

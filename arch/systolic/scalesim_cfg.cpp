@@ -307,15 +307,9 @@ SystolicConfig parse_scalesim_cfg(const std::string& text, const std::string& fi
   } else if (model == "user") {
     const Entry& bw = required(ini, "architecture_presets", "Bandwidth", "10", file);
     int64_t min_bw = 0;
-    size_t start = 0;
-    while (true) {
-      const size_t comma = bw.value.find(',', start);
-      const std::string item =
-          trim(std::string_view(bw.value).substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    for (const std::string& item : split_trimmed(bw.value, ',')) {
       const int64_t v = positive_integer(item, bw, file);
       min_bw = min_bw == 0 ? v : std::min(min_bw, v);
-      if (comma == std::string::npos) break;
-      start = comma + 1;
     }
     if (min_bw > 1'000'000'000) throw InputError(file, at_key(bw), "expected at most 1e9 words per cycle");
     c.dram.unlimited = false;

@@ -11,18 +11,6 @@ namespace loom::simt {
 
 namespace {
 
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> items;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find(',', start);
-    if (end == std::string::npos) end = text.size();
-    items.push_back(trim(text.substr(start, end - start)));
-    start = end + 1;
-  }
-  return items;
-}
-
 bool parse_integer(const std::string& s, int64_t& value) {
   if (s.empty()) return false;
   char* end = nullptr;
@@ -68,7 +56,7 @@ bool parse_buffer(const std::string& item, int index, BufferSpec& buffer, const 
 }  // namespace
 
 Dim3 parse_dim3(const std::string& text, const std::string& option) {
-  const std::vector<std::string> items = split_commas(text);
+  const std::vector<std::string> items = split_trimmed(text, ',');
   Dim3 d;
   uint32_t* fields[] = {&d.x, &d.y, &d.z};
   if (text.empty() || items.size() > 3) throw InputError("", option, "dimensions x[,y[,z]], e.g. 16,64; got '" + text + "'");
@@ -92,7 +80,7 @@ LaunchRecipe make_custom_recipe(const PtxKernel& kernel, const std::string& ptx_
   r.entry = kernel.name;
   r.grid = parse_dim3(grid, "--grid");
   r.block = parse_dim3(block, "--block");
-  const std::vector<std::string> items = args.empty() ? std::vector<std::string>{} : split_commas(args);
+  const std::vector<std::string> items = args.empty() ? std::vector<std::string>{} : split_trimmed(args, ',');
   for (size_t i = 0; i < items.size(); ++i) {
     const int index = static_cast<int>(i);
     BufferSpec buffer;

@@ -18,15 +18,6 @@ int element_bytes(ElementType type) {
   return 4;
 }
 
-const char* element_type_name(ElementType type) {
-  switch (type) {
-    case ElementType::f16: return "f16";
-    case ElementType::f32: return "f32";
-    case ElementType::u32: return "u32";
-  }
-  return "?";
-}
-
 namespace {
 
 using Sizes = std::map<std::string, int64_t>;
@@ -216,11 +207,7 @@ LaunchRecipe make_launch_recipe(const std::string& kernel, const Sizes& sizes, c
 std::map<std::string, int64_t> parse_size_list(const std::string& text, const std::string& option) {
   std::map<std::string, int64_t> sizes;
   if (trim(text).empty()) return sizes;  // every size at its default
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find(',', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string item = trim(text.substr(start, end - start));
+  for (const std::string& item : split_trimmed(text, ',')) {
     const size_t eq = item.find('=');
     if (item.empty() || eq == std::string::npos || eq == 0) {
       throw InputError("", option, "a list like M=256,N=128,K=64; got '" + text + "'");
@@ -234,7 +221,6 @@ std::map<std::string, int64_t> parse_size_list(const std::string& text, const st
     } catch (const std::exception&) {
       throw InputError("", option + " " + key, "an integer (got '" + value + "')");
     }
-    start = end + 1;
   }
   return sizes;
 }

@@ -17,7 +17,6 @@ namespace loom::simt {
 
 enum class ElementType { f32, f16, u32 };
 int element_bytes(ElementType type);
-const char* element_type_name(ElementType type);
 
 // How a buffer starts: uniform random values in [-1, 1) from the launch seed, zeros, or a
 // pointer-chasing chain next[i] = (i + stride) mod count (stride in elements).

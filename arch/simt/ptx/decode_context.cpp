@@ -292,6 +292,21 @@ uint32_t DecodeContext::write(const PtxOperand& op) {
   return storage;
 }
 
+void DecodeContext::write_destination_pair(const PtxOperand& op) {
+  PtxOperand first = op;
+  first.reg2 = -1;
+  DecodedInstruction& decoded = d();
+  decoded.dst[0] = write(first);
+  decoded.n_dst = 1;
+  if (op.reg2 < 0) return;
+  PtxOperand second;
+  second.kind = PtxOperand::Kind::reg;
+  second.reg = op.reg2;
+  decoded.dst[1] = write(second);
+  decoded.n_dst = 2;
+  decoded.flags |= DecodedInstruction::kFlagSecondDst;
+}
+
 PtxType DecodeContext::register_type(const PtxOperand& op) const {
   if (op.kind != PtxOperand::Kind::reg) return PtxType::none;
   return entry_.registers[static_cast<size_t>(op.reg)].type;

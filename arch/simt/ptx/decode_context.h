@@ -55,6 +55,9 @@ class DecodeContext {
   uint32_t read_predicate(const PtxOperand& op, bool& negated);
   // A destination register ("_" writes the scratch slot).
   uint32_t write(const PtxOperand& op);
+  // The "d|p" destination of setp and shfl: d() gets one or two destinations, the second
+  // flagged kFlagSecondDst.
+  void write_destination_pair(const PtxOperand& op);
   // Declared type of a register operand (PtxType::none for anything else).
   PtxType register_type(const PtxOperand& op) const;
   // Sets d().address and d().offset from a [ ] operand in `space` (none = generic).

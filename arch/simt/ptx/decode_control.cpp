@@ -84,19 +84,7 @@ void decode_shfl(D& x) {
   DecodedInstruction& d = x.d();
   d.exec = shuffle_handler();
   d.op = static_cast<uint8_t>(mode);
-  PtxOperand first = x.operand(0);
-  const int second = first.reg2;
-  first.reg2 = -1;
-  d.dst[0] = x.write(first);
-  d.n_dst = 1;
-  if (second >= 0) {
-    PtxOperand p;
-    p.kind = PtxOperand::Kind::reg;
-    p.reg = second;
-    d.dst[1] = x.write(p);
-    d.n_dst = 2;
-    d.flags |= DecodedInstruction::kFlagSecondDst;
-  }
+  x.write_destination_pair(x.operand(0));
   for (int k = 0; k < 3; ++k) d.src[k] = x.read(x.operand(static_cast<size_t>(k) + 1), PtxType::b32);
   d.n_src = 3;
   if (sync) d.src[d.n_src++] = x.read(x.operand(4), PtxType::b32);  // membermask: read for the scoreboard only

@@ -48,19 +48,7 @@ void decode_setp(D& x) {
   DecodedInstruction& d = x.d();
   d.exec = fn;
   d.op = static_cast<uint8_t>(combine);
-  PtxOperand first = x.operand(0);
-  const int second = first.reg2;
-  first.reg2 = -1;
-  d.dst[0] = x.write(first);
-  d.n_dst = 1;
-  if (second >= 0) {
-    PtxOperand q;
-    q.kind = PtxOperand::Kind::reg;
-    q.reg = second;
-    d.dst[1] = x.write(q);
-    d.n_dst = 2;
-    d.flags |= DecodedInstruction::kFlagSecondDst;
-  }
+  x.write_destination_pair(x.operand(0));
   d.src[0] = x.read(x.operand(1), t);
   d.src[1] = x.read(x.operand(2), t);
   d.n_src = 2;
