@@ -10,6 +10,7 @@
 #include "apps/gpu_command.h"
 #include "apps/map_command.h"
 #include "apps/run_command.h"
+#include "apps/validate_command.h"
 #include "sim/error.h"
 
 namespace {
@@ -31,6 +32,8 @@ int main(int argc, char** argv) {
   loom::add_map_command(app, map_args);
   loom::GpuArgs gpu_args;
   loom::add_gpu_command(app, gpu_args);
+  loom::ValidateArgs validate_args;
+  loom::add_validate_command(app, validate_args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -43,6 +46,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("run")) return loom::run_command(run_args);
     if (app.got_subcommand("map")) return loom::map_command(map_args);
     if (app.got_subcommand("gpu")) return loom::gpu_command(gpu_args);
+    if (app.got_subcommand("validate")) return loom::validate_command(validate_args);
   } catch (const loom::InputError& e) {
     std::fprintf(stderr, "loom: error: %s\n", e.what());
     return 2;

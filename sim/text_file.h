@@ -17,6 +17,15 @@ std::string trim(std::string_view s);
 std::vector<std::string> split_trimmed(std::string_view s, char separator);
 std::string to_lower(std::string s);
 
+// "a, b, c" from the `name` member of each entry of a catalog: the "one of ..." part of an
+// error about an unknown name.
+template <class Catalog>
+std::string names_of(const Catalog& catalog) {
+  std::string list;
+  for (const auto& entry : catalog) list += (list.empty() ? "" : ", ") + entry.name;
+  return list;
+}
+
 // 1234567 -> "1,234,567": counts in messages and tables, readable at a glance.
 std::string with_commas(int64_t value);
 

@@ -424,6 +424,35 @@ TEST_CASE("simt timing: a reused line hits in L1") {
   CHECK(s.cycles == once.cycles + c.l1.hit_latency);
 }
 
+TEST_CASE("simt timing: a .cg load (bypass_l1) is served by L2 and never hits or fills L1") {
+  StaticInstruction cg = load(MemorySpace::global, 10, 1), cg_again = load(MemorySpace::global, 11, 10);
+  cg.bypass_l1 = cg_again.bypass_l1 = true;
+  Program p;  // two .cg loads of one line; the second's address depends on the first
+  const int ld1 = p.add(cg), ld2 = p.add(cg_again);
+  const GpuConfig c = test_gpu();
+  const Script reread{{ld1, lanes(4096, 4)}, {ld2, lanes(4096, 4)}};
+  const GpuStats s = run_one_warp(c, p, reread);
+  CHECK(s.l1_sector_accesses == 8);  // it passes the L1 stage...
+  CHECK(s.l1_sector_hits == 0);      // ...but never hits there
+  CHECK(s.l2_sector_accesses == 8);
+  CHECK(s.l2_sector_hits == 4);      // the reread is an L2 hit
+  CHECK(s.dram_read_bytes == 128);
+  // Timed exactly as ordinary loads on a GPU without L1.
+  Program plain;
+  const int plain1 = plain.add(load(MemorySpace::global, 10, 1)), plain2 = plain.add(load(MemorySpace::global, 11, 10));
+  GpuConfig no_l1 = c;
+  no_l1.l1.bytes = 0;
+  CHECK(s.cycles == run_one_warp(no_l1, plain, Script{{plain1, lanes(4096, 4)}, {plain2, lanes(4096, 4)}}).cycles);
+  CHECK(s.cycles > run_one_warp(c, plain, Script{{plain1, lanes(4096, 4)}, {plain2, lanes(4096, 4)}}).cycles);
+
+  Program q;  // a .cg load, then an ordinary one of the same line: nothing was installed in L1
+  const int first = q.add(cg), cached = q.add(load(MemorySpace::global, 11, 10));
+  const GpuStats after = run_one_warp(c, q, Script{{first, lanes(4096, 4)}, {cached, lanes(4096, 4)}});
+  CHECK(after.l1_sector_hits == 0);
+  CHECK(after.l2_sector_hits == 4);
+  CHECK(after.cycles == s.cycles);
+}
+
 TEST_CASE("simt timing: dependent load chains see the L2 hit and DRAM latencies") {
   Program p;
   const int chase = p.add(load(MemorySpace::global, 1, 1));  // p = *p

@@ -49,6 +49,9 @@ struct StaticInstruction {
   bool is_barrier = false;                // bar.sync / barrier.sync
   bool is_branch = false;                 // bra (may diverge)
   bool is_exit = false;                   // ret / exit
+  // For global loads: ld.global.cg ("cache global") is served by L2 without looking up or
+  // allocating in L1, so repeated reads never hit L1 (microbenchmarks use it to time L2).
+  bool bypass_l1 = false;
   TensorPrecision tensor = TensorPrecision::none;
   uint8_t mma_m = 0, mma_n = 0, mma_k = 0;  // warp-level MMA shape, e.g. 16x16x16
   uint8_t n_src = 0, n_dst = 0;

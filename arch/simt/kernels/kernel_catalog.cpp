@@ -42,11 +42,25 @@ void require_multiple(const Sizes& s, const std::string& key, int64_t m, const s
   }
 }
 
+// InputError naming `key` unless `holds`: "<kernel> needs <rule> (got key=value)".
+void require(bool holds, const std::string& rule, const std::string& key, const LaunchRecipe& r, const Sizes& s,
+             const std::string& option) {
+  if (!holds) {
+    throw InputError("", option + " " + key,
+                     r.kernel + " needs " + rule + " (got " + key + "=" + std::to_string(s.at(key)) + ")");
+  }
+}
+
 void add_buffer(LaunchRecipe& r, std::string name, ElementType type, int64_t count, BufferInit init,
                 bool output = false) {
   r.buffers.push_back({std::move(name), type, count, init, 1, output});
   r.args.push_back(buffer_arg(static_cast<int>(r.buffers.size()) - 1));
   r.compulsory_bytes += count * element_bytes(type);
+}
+
+// blocks = 0: one thread per element up to 65535 blocks, the grid-stride loop does the rest.
+int64_t grid_stride_blocks(const Sizes& s, int64_t n) {
+  return s.at("blocks") > 0 ? s.at("blocks") : std::min<int64_t>((n + 255) / 256, 65535);
 }
 
 // The row-major FP32 GEMMs share one launch: block 16x16, one thread per output.
@@ -94,8 +108,7 @@ const std::vector<KernelRecipe>& recipes() {
       {{"triad", "STREAM triad a = b + s*c, FP32, grid-stride loop (bandwidth)", {{"n", 1 << 22}, {"blocks", 0}}},
        [](LaunchRecipe& r, const Sizes& s, const std::string&) {
          const int64_t n = s.at("n");
-         // blocks = 0: one thread per element up to 65535 blocks, the grid-stride loop does the rest.
-         const int64_t blocks = s.at("blocks") > 0 ? s.at("blocks") : std::min<int64_t>((n + 255) / 256, 65535);
+         const int64_t blocks = grid_stride_blocks(s, n);
          r.block = {256, 1, 1};
          r.grid = {static_cast<uint32_t>(blocks), 1, 1};
          add_buffer(r, "a", ElementType::f32, n, BufferInit::zeros, true);
@@ -147,6 +160,56 @@ const std::vector<KernelRecipe>& recipes() {
          add_buffer(r, "y", ElementType::f32, n * k * p * q, BufferInit::zeros, true);
          for (int64_t v : {n, c, h, w, k, rr, ss, p, q, stride, pad}) r.args.push_back(int_arg(v));
          r.flops = 2.0 * n * k * p * q * c * rr * ss;
+       }},
+      // The microbenchmarks below calibrate a GPU config against measurements of a real GPU
+      // (latencies and throughputs); each is written to time one thing.
+      {{"shared_chase", "one thread follows a chain in shared memory (shared-memory latency)",
+        {{"steps", 1024}, {"count", 1024}, {"stride", 1}}},
+       [](LaunchRecipe& r, const Sizes& s, const std::string& option) {
+         require(s.at("count") <= 4096, "count <= 4096 (its shared array holds 4096 entries)", "count", r, s, option);
+         require(s.at("stride") < s.at("count"), "stride < count", "stride", r, s, option);
+         r.block = {1, 1, 1};
+         r.grid = {1, 1, 1};
+         add_buffer(r, "out", ElementType::u32, 1, BufferInit::zeros, true);
+         for (const char* key : {"steps", "count", "stride"}) r.args.push_back(int_arg(s.at(key)));
+       }},
+      {{"fma_chain", "one dependent FP32 FMA chain per thread (FMA latency; throughput with many warps)",
+        {{"steps", 1024}, {"blocks", 1}, {"threads", 32}}},
+       [](LaunchRecipe& r, const Sizes& s, const std::string& option) {
+         require(s.at("blocks") >= 1, "blocks >= 1", "blocks", r, s, option);
+         const int64_t threads = s.at("threads") * s.at("blocks");
+         r.block = {static_cast<uint32_t>(s.at("threads")), 1, 1};
+         r.grid = {static_cast<uint32_t>(s.at("blocks")), 1, 1};
+         add_buffer(r, "out", ElementType::f32, threads, BufferInit::zeros, true);
+         r.args.push_back(int_arg(s.at("steps")));
+         r.flops = 2.0 * static_cast<double>(s.at("steps")) * static_cast<double>(threads);
+       }},
+      {{"mma_chain", "dependent WMMA m16n16k16 MMAs per warp, FP16 in, FP32 accumulate (tensor latency)",
+        {{"steps", 256}, {"blocks", 1}, {"threads", 32}}},
+       [](LaunchRecipe& r, const Sizes& s, const std::string& option) {
+         require(s.at("blocks") >= 1, "blocks >= 1", "blocks", r, s, option);
+         require_multiple(s, "threads", 32, r.kernel, option);
+         // Below 2^20 steps every partial sum is exact in FP32, so the check can be exact.
+         require(s.at("steps") < (1 << 20), "steps < 2^20 (to keep its sums exact)", "steps", r, s, option);
+         const int64_t warps = s.at("threads") / 32 * s.at("blocks");
+         r.block = {static_cast<uint32_t>(s.at("threads")), 1, 1};
+         r.grid = {static_cast<uint32_t>(s.at("blocks")), 1, 1};
+         add_buffer(r, "out", ElementType::f32, warps * 256, BufferInit::zeros, true);
+         r.args.push_back(int_arg(s.at("steps")));
+         r.flops = 2.0 * 16 * 16 * 16 * static_cast<double>(s.at("steps")) * static_cast<double>(warps);
+       }},
+      {{"stream_read", "grid-stride FP32 sums of x, loaded with ld.global.cg: L2, not L1 (read bandwidth)",
+        {{"n", 1 << 20}, {"passes", 2}, {"blocks", 0}}},
+       [](LaunchRecipe& r, const Sizes& s, const std::string&) {
+         const int64_t n = s.at("n");
+         const int64_t blocks = grid_stride_blocks(s, n);
+         r.block = {256, 1, 1};
+         r.grid = {static_cast<uint32_t>(blocks), 1, 1};
+         add_buffer(r, "x", ElementType::f32, n, BufferInit::random);
+         add_buffer(r, "out", ElementType::f32, blocks * 256, BufferInit::zeros, true);
+         r.args.push_back(int_arg(n));
+         r.args.push_back(int_arg(s.at("passes")));
+         r.flops = static_cast<double>(n) * static_cast<double>(s.at("passes"));
        }},
   };
   return all;

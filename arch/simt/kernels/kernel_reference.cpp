@@ -111,6 +111,32 @@ void verify_conv(Checker& c, const std::vector<HostBuffer>& before, const HostBu
       }
 }
 
+// fma_chain: each thread's chain recomputed with std::fmaf, the single rounding of the
+// kernel's fma.rn.f32, from the same a, b and start, so it must match bit for bit.
+void verify_fma_chain(Checker& c, const HostBuffer& out) {
+  const LaunchRecipe& r = c.recipe;
+  const int64_t threads = int64_t{r.block.x} * r.grid.x, steps = r.sizes.at("steps");
+  const float a = 1.0f - 1.0f / 1024, b = 0.001f;
+  for (int64_t id = 0; id < threads; ++id) {
+    float x = static_cast<float>(id) * (1.0f / 1024);
+    for (int64_t i = 0; i < steps; ++i) x = std::fmaf(x, a, b);
+    c.check("out", id, load<float>(out, id), x, 0, 1, true);
+  }
+}
+
+// stream_read: each thread's sum in the kernel's order (passes, then its grid-stride
+// elements in index order), one FP32 rounding per add as the kernel does, so it must match.
+void verify_stream_read(Checker& c, const HostBuffer& x, const HostBuffer& out) {
+  const LaunchRecipe& r = c.recipe;
+  const int64_t n = r.sizes.at("n"), passes = r.sizes.at("passes"), threads = int64_t{r.block.x} * r.grid.x;
+  for (int64_t id = 0; id < threads; ++id) {
+    float sum = 0.0f;
+    for (int64_t p = 0; p < passes; ++p)
+      for (int64_t i = id; i < n; i += threads) sum += load<float>(x, i);
+    c.check("out", id, load<float>(out, id), sum, 0, 1, true);
+  }
+}
+
 }  // namespace
 
 std::vector<HostBuffer> initial_buffers(const LaunchRecipe& recipe, uint64_t seed) {
@@ -176,6 +202,19 @@ VerifyResult verify_outputs(const LaunchRecipe& recipe, const std::vector<HostBu
     uint32_t j = 0;
     for (int64_t i = 0; i < s.at("steps"); ++i) j = load<uint32_t>(before[0], j % count);
     c.check("out", 0, load<uint32_t>(after[1], 0), j, 0, 1, true);
+  } else if (k == "shared_chase") {
+    // Each step moves `stride` along the ring of `count` entries.
+    const uint32_t j = static_cast<uint32_t>(s.at("steps") * s.at("stride") % s.at("count"));
+    c.check("out", 0, load<uint32_t>(after[0], 0), j, 0, 1, true);
+  } else if (k == "fma_chain") {
+    verify_fma_chain(c, after[0]);
+  } else if (k == "mma_chain") {
+    // Every MMA adds 16 * (1/64)^2 = 2^-8 to each element; the catalog keeps steps < 2^20,
+    // where every partial sum is a multiple of 2^-12 below 2^12, exact in FP32 in any order.
+    const double exact = static_cast<double>(s.at("steps")) / 256;
+    for (int64_t i = 0; i < recipe.buffers[0].count; ++i) c.check("out", i, load<float>(after[0], i), exact, 0, 1, true);
+  } else if (k == "stream_read") {
+    verify_stream_read(c, before[0], after[1]);
   }
   return c.result;
 }

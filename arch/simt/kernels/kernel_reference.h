@@ -1,6 +1,8 @@
 // Host-side inputs and CPU reference results (Eigen) for the shipped kernels, so every
-// simulated launch can be checked: integer outputs must match exactly; floating-point ones
-// must lie within the worst-case bound of recursive summation in FP32,
+// simulated launch can be checked: integer outputs, and floating-point ones whose every
+// rounding the reference reproduces (relu_add, fma_chain, mma_chain, stream_read), must
+// match exactly; other floating-point ones must lie within the worst-case bound of
+// recursive summation in FP32,
 //   |got - exact| <= (terms + 2) * 2^-24 * sum(|term_i|),
 // with `exact` computed in double. The bound holds for any summation order and with or
 // without fused multiply-add, so it is tight enough to catch a wrong element yet never

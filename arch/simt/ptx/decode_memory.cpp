@@ -11,7 +11,8 @@ namespace {
 using D = DecodeContext;
 
 // Qualifiers that order or cache memory accesses but do not change what a single-threaded
-// functional model computes.
+// functional model computes. Of the cache hints the timing model honours only a load's .cg
+// (Access::cache_global); the others time as the default .ca.
 bool is_memory_hint(std::string_view m) {
   static const std::string_view kHints[] = {"nc", "ca", "cg", "cs", "lu", "cv", "wb", "wt", "weak", "volatile",
                                             "relaxed", "acquire", "release", "acq_rel", "sys", "gpu", "cta",
@@ -33,6 +34,7 @@ std::optional<MemorySpace> space_of(std::string_view m) {
 struct Access {
   MemorySpace space = MemorySpace::none;  // none = generic
   int vec = 1;
+  bool cache_global = false;      // .cg: cache in L2, not in L1
   std::vector<std::string> rest;  // modifiers left for the caller
 };
 
@@ -51,6 +53,8 @@ Access parse_access(D& x) {
       x.unsupported("distributed shared memory (.shared::cluster) is not modelled");
     } else if (m == "L2::cache_hint") {
       x.unsupported("explicit cache policies (.L2::cache_hint) are not modelled");
+    } else if (m == "cg") {
+      a.cache_global = true;
     } else if (!is_memory_hint(m)) {
       a.rest.push_back(m);
     }
@@ -106,6 +110,8 @@ void decode_load(D& x) {
   x.set_address(x.operand(1), a.space);
   x.classify(Unit::ldst, load_energy(a.space));
   x.info().space = static_space(a.space);
+  // ld.global.cg and a generic ld.cg (timed as global) skip L1; elsewhere .cg means nothing.
+  x.info().bypass_l1 = a.cache_global && x.info().space == MemorySpace::global;
 }
 
 void decode_store(D& x) {

@@ -31,34 +31,47 @@ MemoryTiming SmMemoryPipeline::execute(const StaticInstruction& inst, const Exec
     case MemorySpace::shared:
       return shared(x, dispatch, stats);
     default:
-      return inst.is_store ? store(x, dispatch, stats) : load(x, dispatch, stats);
+      return inst.is_store ? store(x, dispatch, stats) : load(x, inst.bypass_l1, dispatch, stats);
   }
 }
 
-MemoryTiming SmMemoryPipeline::load(const ExecutedInstruction& x, int64_t dispatch, GpuStats& stats) {
+MemoryTiming SmMemoryPipeline::load(const ExecutedInstruction& x, bool bypass_l1, int64_t dispatch,
+                                    GpuStats& stats) {
   CoalescedAccess& a = *coalesced_;
   coalesce(x, line_bytes_, sector_bytes_, a);
   ++stats.global_load_requests;
+  // A bypassing load still passes the L1 stage (counted as accesses, never as hits), as
+  // Nsight counts ld.global.cg in the L1TEX sectors with a 0% hit rate.
   stats.l1_sector_accesses += a.sectors;
   int64_t t = mio_.begin(dispatch);
   int64_t ready = t + hit_latency_;
   for (int i = 0; i < a.lines; ++i) {
     if (i > 0) ++t;  // one tag lookup per cycle
     const LineRequest& r = a.requests[i];
+    if (bypass_l1) {
+      // .cg: every sector comes from L2, whatever L1 holds, and nothing is installed in L1.
+      ready = std::max(ready, fetch_from_l2(r.line, r.sector_mask, t, stats));
+      continue;
+    }
     L1Lookup lookup = l1_.lookup(r.line, r.sector_mask, t);
     const uint32_t present = r.sector_mask & ~lookup.missing;
     stats.l1_sector_hits += bit_count(present);
     if (present) ready = std::max(ready, lookup.ready);
     if (lookup.missing) {
-      t = l1_.mshrs().acquire(t);
-      const int64_t back = beyond_l1_->load(sm_, r.line, lookup.missing, t, stats);
-      l1_.mshrs().hold_until(back);
+      const int64_t back = fetch_from_l2(r.line, lookup.missing, t, stats);
       l1_.fill(r.line, lookup, back);
       ready = std::max(ready, back);
     }
   }
   mio_.end(t + 1);
   return {ready, ready};
+}
+
+int64_t SmMemoryPipeline::fetch_from_l2(uint64_t line, uint32_t sectors, int64_t& t, GpuStats& stats) {
+  t = l1_.mshrs().acquire(t);
+  const int64_t back = beyond_l1_->load(sm_, line, sectors, t, stats);
+  l1_.mshrs().hold_until(back);
+  return back;
 }
 
 MemoryTiming SmMemoryPipeline::store(const ExecutedInstruction& x, int64_t dispatch, GpuStats& stats) {

@@ -5,6 +5,8 @@
 //  * global/local load: one L1 tag lookup per line, one line per cycle; a hit is usable
 //    l1.hit_latency after its lookup; a miss takes an MSHR (waiting, and holding up the
 //    pipeline, while none is free) and is usable when L2Subsystem returns it.
+//  * global load with .cg (StaticInstruction::bypass_l1): like a load that misses every
+//    sector, except that nothing is installed in L1 (so it never hits there either).
 //  * global/local store: one cycle per line; written through to L2, no L1 allocation;
 //    nobody waits for it except the CTA's retirement.
 //  * shared: as many cycles as wavefronts; usable shared_latency + wavefronts - 1 after its
@@ -44,7 +46,10 @@ class SmMemoryPipeline {
                        GpuStats& stats);
 
  private:
-  MemoryTiming load(const ExecutedInstruction& executed, int64_t dispatch, GpuStats& stats);
+  MemoryTiming load(const ExecutedInstruction& executed, bool bypass_l1, int64_t dispatch, GpuStats& stats);
+  // Requests `sectors` of `line` from L2 at cycle t, holding an MSHR until they are back
+  // (t moves on to when one is free); returns when they are usable.
+  int64_t fetch_from_l2(uint64_t line, uint32_t sectors, int64_t& t, GpuStats& stats);
   MemoryTiming store(const ExecutedInstruction& executed, int64_t dispatch, GpuStats& stats);
   MemoryTiming shared(const ExecutedInstruction& executed, int64_t dispatch, GpuStats& stats);
 
