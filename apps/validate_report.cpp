@@ -23,7 +23,8 @@ std::string fixed(double v, const char* fmt) {
   append_format(s, fmt, v);
   return s;
 }
-std::string percent(double fraction) { return fixed(100 * fraction, "%+.1f%%"); }
+// "+0.0%", never "-0.0%": a match within rounding has no sign.
+std::string percent(double fraction) { return fixed(std::fabs(fraction) < 5e-4 ? 0.0 : 100 * fraction, "%+.1f%%"); }
 std::string optional_text(const std::optional<double>& v, const char* fmt) { return v ? fixed(*v, fmt) : "-"; }
 
 std::string figure_range(const PublishedFigure& p) {

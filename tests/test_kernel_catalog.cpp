@@ -102,6 +102,7 @@ TEST_CASE("kernel catalog: every shipped kernel's output passes its CPU referenc
       {"reduction", {{"n", 3000}}},
       {"conv_implicit_gemm", {{"N", 2}, {"C", 3}, {"H", 9}, {"W", 8}, {"K", 5}, {"stride", 2}, {"pad", 1}}},
       {"shared_chase", {{"steps", 300}, {"count", 1000}, {"stride", 37}}},
+      {"address_chase", {{"footprint", 4096}, {"stride", 64}, {"steps", 301}}},  // 4.7 times round 64 elements
       {"fma_chain", {{"steps", 77}, {"blocks", 2}, {"threads", 48}}},  // 77: the unrolled loop and its remainder
       {"mma_chain", {{"steps", 5}, {"blocks", 2}, {"threads", 64}}},
       {"stream_read", {{"n", 5000}, {"passes", 3}, {"blocks", 3}}},  // several elements per thread

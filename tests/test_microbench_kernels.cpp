@@ -1,4 +1,4 @@
-// The microbenchmark kernels (shared_chase, fma_chain, mma_chain, stream_read) that calibrate
+// The microbenchmark kernels (shared_chase, address_chase, fma_chain, mma_chain, stream_read) that calibrate
 // GPU configs against real GPUs, and the .cg cache hint their bandwidth probe relies on:
 // launch rules, size checks, and on the V100 config that each one times what it is meant to.
 #include <doctest/doctest.h>
@@ -40,9 +40,12 @@ GpuStats run_checked(const std::string& kernel, const std::map<std::string, int6
 
 // Cycles per step of a kernel whose `steps` size sets the length of a dependent chain: the
 // difference of two runs, so the fixed cost (set-up, launch, the final store) cancels.
-double cycles_per_step(const std::string& kernel, int64_t steps) {
-  const int64_t once = run_checked(kernel, {{"steps", steps}}).cycles;
-  const int64_t twice = run_checked(kernel, {{"steps", 2 * steps}}).cycles;
+// `sizes` holds the other sizes, equal in both runs.
+double cycles_per_step(const std::string& kernel, int64_t steps, std::map<std::string, int64_t> sizes = {}) {
+  sizes["steps"] = steps;
+  const int64_t once = run_checked(kernel, sizes).cycles;
+  sizes["steps"] = 2 * steps;
+  const int64_t twice = run_checked(kernel, sizes).cycles;
   return static_cast<double>(twice - once) / static_cast<double>(steps);
 }
 
@@ -107,6 +110,21 @@ TEST_CASE("microbenchmark kernels: recipes follow their launch rules") {
   CHECK(chase.args[2].integer == 100);
   CHECK(chase.args[3].integer == 7);
 
+  // address_chase takes pointer_chase's sizes; the kernel builds its ring in `chain`.
+  const LaunchRecipe ring = make_launch_recipe("address_chase", {{"footprint", 4096}, {"stride", 64}});
+  CHECK(ring.grid.x * ring.block.x == 1);
+  REQUIRE(ring.buffers.size() == 2);
+  CHECK(ring.buffers[0].count == 1024);  // u32 words of the footprint
+  CHECK(ring.buffers[0].init == BufferInit::zeros);
+  CHECK_FALSE(ring.buffers[0].output);
+  CHECK(ring.buffers[1].output);
+  REQUIRE(ring.args.size() == 5);  // (chain, out, count, stride, steps)
+  CHECK(ring.args[0].kind == ArgumentSpec::Kind::buffer);
+  CHECK(ring.args[1].kind == ArgumentSpec::Kind::buffer);
+  CHECK(ring.args[2].integer == 64);  // 4096 / 64 elements
+  CHECK(ring.args[3].integer == 64);
+  CHECK(ring.args[4].integer == 1024);
+
   const LaunchRecipe fma = make_launch_recipe("fma_chain", {{"blocks", 3}, {"threads", 64}, {"steps", 10}});
   CHECK(fma.grid.x == 3);
   CHECK(fma.block.x == 64);
@@ -137,6 +155,12 @@ TEST_CASE("microbenchmark kernels: sizes they cannot run are errors naming the r
   CHECK_THROWS_WITH_AS(make_launch_recipe("shared_chase", {{"count", 5000}}), doctest::Contains("count <= 4096"), InputError);
   CHECK_THROWS_WITH_AS(make_launch_recipe("shared_chase", {{"count", 8}, {"stride", 8}}), doctest::Contains("stride < count"),
                        InputError);
+  CHECK_THROWS_WITH_AS(make_launch_recipe("address_chase", {{"stride", 12}}), doctest::Contains("multiple of 8"),
+                       InputError);
+  CHECK_THROWS_WITH_AS(make_launch_recipe("address_chase", {{"footprint", 1000}}), doctest::Contains("multiple of 128"),
+                       InputError);
+  CHECK_THROWS_WITH_AS(make_launch_recipe("address_chase", {{"footprint", 64}}), doctest::Contains("multiple of 128"),
+                       InputError);  // not even one element
   CHECK_THROWS_WITH_AS(make_launch_recipe("fma_chain", {{"blocks", 0}}), doctest::Contains("blocks >= 1"), InputError);
   CHECK_THROWS_WITH_AS(make_launch_recipe("mma_chain", {{"threads", 48}}), doctest::Contains("multiple of 32"), InputError);
   CHECK_THROWS_WITH_AS(make_launch_recipe("mma_chain", {{"steps", 1 << 20}}), doctest::Contains("2^20"), InputError);
@@ -177,10 +201,15 @@ TEST_CASE("microbenchmark kernels: rereading a line hits L1, unless the loads ar
 
 TEST_CASE("microbenchmark kernels: on the V100 config each times the latency or throughput it probes") {
   const GpuConfig& c = v100();
-  SUBCASE("shared_chase: a dependent shared load plus the index-to-address shift and add") {
+  SUBCASE("shared_chase: the ring holds addresses, so a step is one dependent shared load") {
     const double per_step = cycles_per_step("shared_chase", 512);
     CHECK(per_step >= c.shared_latency);
-    CHECK(per_step <= c.shared_latency + 2 * c.int_alu.latency + 1);  // + loop overhead per 4 unrolled steps
+    CHECK(per_step <= c.shared_latency + 0.25);  // the loop's counter and branch overlap the loads
+  }
+  SUBCASE("address_chase: over 8 KiB, after the first pass, a step is one dependent L1 hit") {
+    const double per_step = cycles_per_step("address_chase", 1024, {{"footprint", 8 << 10}, {"stride", 128}});
+    CHECK(per_step >= c.l1.hit_latency);
+    CHECK(per_step <= c.l1.hit_latency + 0.25);
   }
   SUBCASE("fma_chain: one warp sees the FP32 latency, the loop overhead spread over 64 steps") {
     const double per_step = cycles_per_step("fma_chain", 1024);

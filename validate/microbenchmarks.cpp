@@ -21,9 +21,9 @@ const char* quantity_unit(Quantity q) {
 const std::vector<MicrobenchmarkDef>& microbenchmark_catalog() {
   static const std::vector<MicrobenchmarkDef> catalog{
       {"shared_latency", Quantity::latency_cycles, "shared-memory load to use, one thread chasing a chain in shared memory"},
-      {"l1_hit_latency", Quantity::latency_cycles, "global load hitting L1: pointer chase over 8 KiB"},
-      {"l2_hit_latency", Quantity::latency_cycles, "global load missing L1, hitting L2: second pass of a pointer chase over up to 1 MiB"},
-      {"dram_latency", Quantity::latency_cycles, "global load from DRAM: pointer chase through lines never touched before"},
+      {"l1_hit_latency", Quantity::latency_cycles, "global load hitting L1: address chase (p = *p) over 8 KiB"},
+      {"l2_hit_latency", Quantity::latency_cycles, "global load missing L1, hitting L2: address chase over up to 1 MiB, larger than L1"},
+      {"dram_latency", Quantity::latency_cycles, "global load from DRAM: address chase through lines evicted from L2"},
       {"fp32_latency", Quantity::latency_cycles, "dependent FP32 FMA chain, one warp"},
       {"tensor_latency", Quantity::latency_cycles, "dependent 16x16x16 WMMA chain (FP16 in, FP32 accumulate), one warp"},
       {"dram_bandwidth", Quantity::bandwidth_gb_s, "STREAM triad over every SM (12 bytes per element)"},
@@ -84,18 +84,24 @@ Probe make_probe(const std::string& name, const ProbeTarget& t) {
   const int64_t sms = std::max(1, t.sms);
   const int64_t l2 = t.l2_bytes > 0 ? t.l2_bytes : 4 * kMiB;
   if (name == "shared_latency") return with_steps(name, "shared_chase", {{"count", 1024}, {"stride", 1}}, 1024);
+  // The global-latency probes chase addresses (address_chase, p = *p), so a step's dependent
+  // path is the load alone. The kernel builds its ring first: the same footprint in both
+  // launches, so the build cancels in the difference.
   if (name == "l1_hit_latency")
-    return with_steps(name, "pointer_chase", {{"footprint", 8 * kKiB}, {"stride", kChaseStride}}, 1024);
+    return with_steps(name, "address_chase", {{"footprint", 8 * kKiB}, {"stride", kChaseStride}}, 1024);
   if (name == "l2_hit_latency") {
     // Larger than any L1 (256 KiB on Hopper), at most a quarter of L2. The small launch makes
-    // one cold pass; the large one adds a second pass, all L2 hits.
+    // one pass; the large one adds a second, all L2 hits. (The ring's build writes every line
+    // into L2, which allocates on writes, so the first pass hits L2 as well.)
     const int64_t footprint = std::min(kMiB, floor_pow2(l2 / 4));
-    return with_steps(name, "pointer_chase", {{"footprint", footprint}, {"stride", kChaseStride}},
+    return with_steps(name, "address_chase", {{"footprint", footprint}, {"stride", kChaseStride}},
                       footprint / kChaseStride);
   }
   if (name == "dram_latency") {
-    // Both launches stay within the first pass over 4x L2: every step misses to DRAM.
-    return with_steps(name, "pointer_chase", {{"footprint", ceil_pow2(4 * l2)}, {"stride", kChaseStride}}, 4096);
+    // Both launches stay within the first pass over 4x L2: every step misses to DRAM. The
+    // ring's build writes the whole footprint first, in order, so by the time the chase starts
+    // its first lines have long been evicted from L2.
+    return with_steps(name, "address_chase", {{"footprint", ceil_pow2(4 * l2)}, {"stride", kChaseStride}}, 4096);
   }
   if (name == "fp32_latency") return with_steps(name, "fma_chain", {{"blocks", 1}, {"threads", 32}}, 1024);
   if (name == "tensor_latency") return with_steps(name, "mma_chain", {{"blocks", 1}, {"threads", 32}}, 256);

@@ -19,6 +19,7 @@ __global__ void reduction(const float* x, float* partial, int n);
 __global__ void conv_implicit_gemm(const float* x, const float* w, float* y, int N, int C, int H, int W, int K,
                                    int R, int S, int P, int Q, int stride, int pad);
 __global__ void shared_chase(unsigned* out, int steps, int count, int stride);
+__global__ void address_chase(unsigned long long* chain, unsigned* out, int count, int stride, int steps);
 __global__ void fma_chain(float* out, int steps);
 __global__ void mma_chain(float* out, int steps);
 __global__ void stream_read(const float* x, float* out, int n, int passes);
@@ -64,6 +65,7 @@ const std::vector<KernelEntry>& kernel_table() {
       entry("reduction", reduction),
       entry("conv_implicit_gemm", conv_implicit_gemm),
       entry("shared_chase", shared_chase),
+      entry("address_chase", address_chase),
       entry("fma_chain", fma_chain),
       entry("mma_chain", mma_chain),
       entry("stream_read", stream_read),

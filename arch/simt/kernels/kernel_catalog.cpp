@@ -163,7 +163,7 @@ const std::vector<KernelRecipe>& recipes() {
        }},
       // The microbenchmarks below calibrate a GPU config against measurements of a real GPU
       // (latencies and throughputs); each is written to time one thing.
-      {{"shared_chase", "one thread follows a chain in shared memory (shared-memory latency)",
+      {{"shared_chase", "one thread follows a ring of shared-memory addresses, p = *p (shared-memory latency)",
         {{"steps", 1024}, {"count", 1024}, {"stride", 1}}},
        [](LaunchRecipe& r, const Sizes& s, const std::string& option) {
          require(s.at("count") <= 4096, "count <= 4096 (its shared array holds 4096 entries)", "count", r, s, option);
@@ -172,6 +172,25 @@ const std::vector<KernelRecipe>& recipes() {
          r.grid = {1, 1, 1};
          add_buffer(r, "out", ElementType::u32, 1, BufferInit::zeros, true);
          for (const char* key : {"steps", "count", "stride"}) r.args.push_back(int_arg(s.at(key)));
+       }},
+      {{"address_chase",
+        "one thread builds a ring of global addresses, then follows it, p = *p (latency); footprint and stride "
+        "in bytes",
+        {{"footprint", 1 << 20}, {"stride", 128}, {"steps", 1024}}},
+       [](LaunchRecipe& r, const Sizes& s, const std::string& option) {
+         // The same sizes as pointer_chase, so a probe switches between the two by name.
+         require_multiple(s, "stride", 8, r.kernel, option);
+         require_multiple(s, "footprint", s.at("stride"), r.kernel, option);
+         const int64_t count = s.at("footprint") / s.at("stride");
+         r.block = {1, 1, 1};
+         r.grid = {1, 1, 1};
+         // The kernel writes the ring itself (u64 addresses, one per `stride` bytes); the
+         // buffer is described as u32 words, the element types the recipes know.
+         r.buffers.push_back({"chain", ElementType::u32, s.at("footprint") / 4, BufferInit::zeros, 1, false});
+         r.args.push_back(buffer_arg(0));
+         add_buffer(r, "out", ElementType::u32, 1, BufferInit::zeros, true);
+         for (int64_t v : {count, s.at("stride"), s.at("steps")}) r.args.push_back(int_arg(v));
+         r.compulsory_bytes += count * 8;  // one address written per element
        }},
       {{"fma_chain", "one dependent FP32 FMA chain per thread (FMA latency; throughput with many warps)",
         {{"steps", 1024}, {"blocks", 1}, {"threads", 32}}},

@@ -206,6 +206,10 @@ VerifyResult verify_outputs(const LaunchRecipe& recipe, const std::vector<HostBu
     // Each step moves `stride` along the ring of `count` entries.
     const uint32_t j = static_cast<uint32_t>(s.at("steps") * s.at("stride") % s.at("count"));
     c.check("out", 0, load<uint32_t>(after[0], 0), j, 0, 1, true);
+  } else if (k == "address_chase") {
+    // Each step moves to the next element of the ring of footprint / stride elements.
+    const uint32_t j = static_cast<uint32_t>(s.at("steps") % (s.at("footprint") / s.at("stride")));
+    c.check("out", 0, load<uint32_t>(after[1], 0), j, 0, 1, true);
   } else if (k == "fma_chain") {
     verify_fma_chain(c, after[0]);
   } else if (k == "mma_chain") {
