@@ -7,6 +7,7 @@
 #include "apps/html_page.h"
 #include "apps/svg_plot.h"
 #include "apps/text_format.h"
+#include "arch/simt/kernels/kernel_catalog.h"
 
 namespace loom {
 
@@ -55,7 +56,7 @@ Tables make_tables(const ValidationReport& r) {
   Tables t;
   for (const RunComparison& c : r.runs) {
     const TimeStats& m = c.measured.time;
-    t.runs.push_back({c.measured.kernel, sizes_text(c.measured.sizes), fixed(m.median_us, "%.2f"),
+    t.runs.push_back({c.measured.kernel, simt::format_size_list(c.measured.kernel, c.measured.sizes), fixed(m.median_us, "%.2f"),
                       c.simulated ? fixed(c.simulated_us, "%.2f") : "skipped",
                       c.simulated ? percent(c.error) : c.skipped, fixed(m.min_us, "%.2f") + "-" + fixed(m.max_us, "%.2f")});
   }
@@ -194,7 +195,7 @@ std::string validation_html(const ValidationReport& r) {
       ScatterSeries& s = by_kernel[c.measured.kernel];
       s.name = c.measured.kernel;
       s.points.push_back({c.measured.time.median_us, c.simulated_us,
-                          c.measured.kernel + " " + sizes_text(c.measured.sizes) + ": measured " +
+                          c.measured.kernel + " " + simt::format_size_list(c.measured.kernel, c.measured.sizes) + ": measured " +
                               fixed(c.measured.time.median_us, "%.2f") + " us, loom " + fixed(c.simulated_us, "%.2f") +
                               " us (" + percent(c.error) + ")"});
     }

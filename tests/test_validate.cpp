@@ -99,6 +99,17 @@ TEST_CASE("measurement files: a good one reads back through to_json unchanged") 
   CHECK(to_json(again) == to_json(m));
 }
 
+TEST_CASE("measurement files: a convolution's run keeps only the sizes the kernel takes") {
+  // The recipe derives P and Q; a run holding them could not be launched again.
+  const std::map<std::string, int64_t> sizes{{"N", 1}, {"C", 8}, {"H", 8}, {"W", 8}, {"K", 8},
+                                             {"R", 3}, {"S", 3}, {"stride", 1}, {"pad", 1}};
+  const MeasurementFile m = parse_measurements(measured_file({{"conv_implicit_gemm", sizes}}, {10}), "m.json");
+  REQUIRE(m.kernels.size() == 1);
+  CHECK(m.kernels[0].sizes == sizes);
+  CHECK_NOTHROW(simt::make_launch_recipe("conv_implicit_gemm", m.kernels[0].sizes));
+  CHECK(simt::format_size_list("conv_implicit_gemm", sizes) == "N=1,C=8,H=8,W=8,K=8,R=3,S=3,stride=1,pad=1");
+}
+
 TEST_CASE("measurement files: bad input names the file, the field and the rule") {
   json j = measured_file({{"relu_add", {{"n", 65536}}}}, {10.5});
   SUBCASE("schema version") {

@@ -44,7 +44,7 @@ class LaunchSimulator {
   };
 
   Outcome run(const std::string& kernel, const SizeMap& sizes) {
-    const std::string key = kernel + " " + sizes_text(sizes);
+    const std::string key = kernel + " " + simt::format_size_list(kernel, sizes);
     if (auto it = done_.find(key); it != done_.end()) return it->second;
     const simt::LaunchRecipe recipe = simt::make_launch_recipe(kernel, sizes, "sizes");
     const double work = launch_work(recipe);
@@ -71,7 +71,7 @@ class LaunchSimulator {
     if (work >= c.work) c = {work, std::max(out.wall_s, 1e-3)};
     done_[key] = out;
     if (options_.progress)
-      options_.progress(kernel + " " + sizes_text(sizes) + ": " + std::to_string(out.cycles) + " cycles (" +
+      options_.progress(kernel + " " + simt::format_size_list(kernel, sizes) + ": " + std::to_string(out.cycles) + " cycles (" +
                         std::to_string(out.wall_s).substr(0, 5) + " s)");
     return out;
   }
@@ -117,13 +117,15 @@ std::vector<RunComparison> compare_runs(const MeasurementFile& m, const Validati
   }
   // Smallest launches of each kernel first, so larger ones can be skipped by extrapolation.
   std::vector<size_t> order;
+  std::vector<double> work(m.kernels.size());  // each recipe built once, not per comparison
   for (size_t i = 0; i < m.kernels.size(); ++i)
-    if (wanted.empty() || wanted.count(m.kernels[i].kernel)) order.push_back(i);
+    if (wanted.empty() || wanted.count(m.kernels[i].kernel)) {
+      order.push_back(i);
+      work[i] = launch_work(simt::make_launch_recipe(m.kernels[i].kernel, m.kernels[i].sizes));
+    }
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const KernelRun &ra = m.kernels[a], &rb = m.kernels[b];
-    if (ra.kernel != rb.kernel) return ra.kernel < rb.kernel;
-    return launch_work(simt::make_launch_recipe(ra.kernel, ra.sizes)) <
-           launch_work(simt::make_launch_recipe(rb.kernel, rb.sizes));
+    const std::string &ka = m.kernels[a].kernel, &kb = m.kernels[b].kernel;
+    return ka != kb ? ka < kb : work[a] < work[b];
   });
   std::vector<RunComparison> out;
   for (size_t i : order) {
@@ -258,7 +260,7 @@ ValidationReport run_validation(const simt::GpuConfig& config, const Measurement
   r.runs = compare_runs(measured, options, sim);
   for (const RunComparison& c : r.runs)
     if (!c.measured.verified && measured.origin == Origin::measured)
-      r.warnings.push_back(c.measured.kernel + " " + sizes_text(c.measured.sizes) +
+      r.warnings.push_back(c.measured.kernel + " " + simt::format_size_list(c.measured.kernel, c.measured.sizes) +
                            ": the GPU's output did not pass the CPU reference check when it was measured");
   r.agreement = agreement_by_group(r.runs);
   if (options.kernels.empty()) {

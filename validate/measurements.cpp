@@ -74,7 +74,7 @@ KernelRun read_run(JsonReader r) {
   } catch (const InputError& e) {
     r.fail("sizes", e.expected());
   }
-  run.sizes = recipe.sizes;  // defaults filled in
+  run.sizes = simt::size_parameters(recipe);  // defaults filled in, derived sizes left out
   run.grid = read_dim3(r, "grid");
   run.block = read_dim3(r, "block");
   if (!same_dim3(run.grid, recipe.grid) || !same_dim3(run.block, recipe.block)) {
@@ -301,12 +301,6 @@ Json to_json(const MeasurementFile& f) {
   }
   j["figures"] = figures;
   return j;
-}
-
-std::string sizes_text(const std::map<std::string, int64_t>& sizes) {
-  std::string s;
-  for (const auto& [k, v] : sizes) s += (s.empty() ? "" : ",") + k + "=" + std::to_string(v);
-  return s;
 }
 
 TimeStats summarize_times(std::vector<double> times) {

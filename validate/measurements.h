@@ -118,9 +118,6 @@ Json to_json(const MeasurementFile& file);
 Json to_json(const TimeStats& time);
 Json to_json(const KernelRun& run);
 
-// "K=1024,M=1024,N=1024": a run's sizes as `loom gpu --size` takes them.
-std::string sizes_text(const std::map<std::string, int64_t>& sizes);
-
 // Median, extremes and 10th/90th percentiles of repeated timings (microseconds).
 TimeStats summarize_times(std::vector<double> times_us);
 

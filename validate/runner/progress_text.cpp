@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "arch/simt/kernels/kernel_catalog.h"
+
 namespace loom::gpu_runner {
 
 std::string step_text(int step, int steps) {
@@ -34,7 +36,7 @@ std::string byte_text(int64_t bytes) {
 }
 
 std::string launch_text(const PlannedLaunch& launch) {
-  return launch.recipe.kernel + " " + size_text(launch.recipe.kernel, launch.sizes);
+  return launch.recipe.kernel + " " + simt::format_size_list(launch.recipe.kernel, launch.sizes);
 }
 
 std::string probe_launch_text(const PlannedProbe& probe, bool large) {

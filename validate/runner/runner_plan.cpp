@@ -4,17 +4,12 @@
 #include <stdexcept>
 
 #include "sim/error.h"
+#include "sim/text_file.h"
 #include "validate/runner/launch_arguments.h"
 
 namespace loom::gpu_runner {
 
 namespace {
-
-const simt::KernelInfo& catalog_info(const std::string& kernel) {
-  for (const simt::KernelInfo& k : simt::kernel_catalog())
-    if (k.name == kernel) return k;
-  throw std::logic_error("planned a kernel loom does not ship: " + kernel);
-}
 
 bool wanted(const std::vector<std::string>& kernels, const std::string& name) {
   return kernels.empty() || std::find(kernels.begin(), kernels.end(), name) != kernels.end();
@@ -33,9 +28,8 @@ int RunnerPlan::steps() const {
 void check_kernel_filter(const std::vector<std::string>& kernels) {
   for (const std::string& name : kernels) {
     if (name == kLibraryFilterName || simt::is_catalog_kernel(name)) continue;
-    std::string known;
-    for (const simt::KernelInfo& k : simt::kernel_catalog()) known += k.name + ", ";
-    throw InputError("", "--kernels", "shipped kernel names (" + known + "or " + kLibraryFilterName +
+    throw InputError("", "--kernels", "shipped kernel names (" + names_of(simt::kernel_catalog()) + ", or " +
+                                          kLibraryFilterName +
                                           " for the cuBLAS references), comma-separated; got '" + name + "'");
   }
 }
@@ -46,14 +40,12 @@ PlannedLaunch plan_launch(const std::string& kernel, const validate::SizeMap& si
     p.recipe = simt::make_launch_recipe(kernel, sizes, "sizes");
   } catch (const InputError& e) {
     // The plan comes from loom's own tables, so a size loom rejects is loom's bug.
-    throw std::logic_error("the validation plan asks for " + kernel + " " + size_text(kernel, sizes) +
+    throw std::logic_error("the validation plan asks for " + kernel + " " + simt::format_size_list(kernel, sizes) +
                            ", which loom's recipe rejects: " + e.what());
   }
   (void)kernel_for(p.recipe);  // std::logic_error when the runner's kernel disagrees
-  // The recipe adds derived sizes (a convolution's P and Q); the file records only the
-  // parameters the kernel takes, which is what loom reads back.
-  for (const auto& parameter : catalog_info(kernel).size_defaults)
-    p.sizes[parameter.first] = p.recipe.sizes.at(parameter.first);
+  // The file records only the parameters the kernel takes, which is what loom reads back.
+  p.sizes = simt::size_parameters(p.recipe);
   return p;
 }
 
@@ -71,23 +63,6 @@ RunnerPlan make_runner_plan(const validate::ProbeTarget& target, bool quick, con
   }
   if (wanted(kernels, kLibraryFilterName)) plan.library_sizes = validate::library_gemm_sizes(quick);
   return plan;
-}
-
-std::string size_text(const std::string& kernel, const validate::SizeMap& sizes) {
-  std::string text;
-  auto add = [&](const std::string& key, int64_t value) {
-    text += (text.empty() ? "" : ",") + key + "=" + std::to_string(value);
-  };
-  std::vector<std::string> done;
-  if (simt::is_catalog_kernel(kernel))
-    for (const auto& parameter : catalog_info(kernel).size_defaults)
-      if (const auto it = sizes.find(parameter.first); it != sizes.end()) {
-        add(it->first, it->second);
-        done.push_back(it->first);
-      }
-  for (const auto& [key, value] : sizes)  // anything else, alphabetically
-    if (std::find(done.begin(), done.end(), key) == done.end()) add(key, value);
-  return text;
 }
 
 }  // namespace loom::gpu_runner

@@ -50,7 +50,4 @@ RunnerPlan make_runner_plan(const validate::ProbeTarget& target, bool quick, con
 
 PlannedLaunch plan_launch(const std::string& kernel, const validate::SizeMap& sizes);
 
-// "M=1024,N=1024,K=1024": the sizes in the kernel's own parameter order.
-std::string size_text(const std::string& kernel, const validate::SizeMap& sizes);
-
 }  // namespace loom::gpu_runner

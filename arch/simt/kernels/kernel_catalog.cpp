@@ -286,6 +286,30 @@ LaunchRecipe make_launch_recipe(const std::string& kernel, const Sizes& sizes, c
   return r;
 }
 
+std::map<std::string, int64_t> size_parameters(const LaunchRecipe& recipe) {
+  std::map<std::string, int64_t> sizes;
+  for (const auto& [key, fallback] : find_recipe(recipe.kernel, "--kernel").info.size_defaults)
+    sizes[key] = recipe.sizes.count(key) ? recipe.sizes.at(key) : fallback;
+  return sizes;
+}
+
+std::string format_size_list(const std::string& kernel, const std::map<std::string, int64_t>& sizes) {
+  std::string text;
+  auto add = [&](const std::string& key, int64_t value) {
+    text += (text.empty() ? "" : ",") + key + "=" + std::to_string(value);
+  };
+  std::set<std::string> done;
+  if (is_catalog_kernel(kernel))
+    for (const auto& parameter : find_recipe(kernel, "--kernel").info.size_defaults)
+      if (const auto it = sizes.find(parameter.first); it != sizes.end()) {
+        add(it->first, it->second);
+        done.insert(it->first);
+      }
+  for (const auto& [key, value] : sizes)
+    if (!done.count(key)) add(key, value);
+  return text;
+}
+
 std::map<std::string, int64_t> parse_size_list(const std::string& text, const std::string& option) {
   std::map<std::string, int64_t> sizes;
   if (trim(text).empty()) return sizes;  // every size at its default

@@ -65,6 +65,14 @@ bool is_catalog_kernel(const std::string& name);
 LaunchRecipe make_launch_recipe(const std::string& kernel, const std::map<std::string, int64_t>& sizes,
                                 const std::string& option = "--size");
 
+// The recipe's sizes the kernel takes as parameters (defaults filled in), without those the
+// recipe derives (a convolution's P and Q): what make_launch_recipe accepts back.
+std::map<std::string, int64_t> size_parameters(const LaunchRecipe& recipe);
+
+// "M=1024,N=1024,K=1024": sizes in the kernel's parameter order (any others after them,
+// alphabetically), as --size takes them.
+std::string format_size_list(const std::string& kernel, const std::map<std::string, int64_t>& sizes);
+
 // Parses "M=256,N=128,K=64" (option value) into a size map; InputError on bad syntax.
 std::map<std::string, int64_t> parse_size_list(const std::string& text, const std::string& option);
 
