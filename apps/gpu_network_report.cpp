@@ -1,7 +1,7 @@
 #include "apps/gpu_network_report.h"
 
 #include "apps/report_writer.h"
-#include "apps/text_format.h"
+#include "sim/text_format.h"
 #include "sim/text_file.h"
 
 namespace loom {

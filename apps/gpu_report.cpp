@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "apps/report_writer.h"
-#include "apps/text_format.h"
+#include "sim/text_format.h"
 #include "sim/text_file.h"
 
 namespace loom {

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "apps/report_writer.h"
-#include "apps/text_format.h"
+#include "sim/text_format.h"
 #include "sim/error.h"
 #include "sim/text_file.h"
 
@@ -395,10 +395,5 @@ std::string format_hierarchy_table(const std::vector<LayerMapping>& layers, cons
   return out;
 }
 
-void write_hierarchy_reports(const std::string& out_dir, const std::vector<LayerMapping>& layers,
-                             const HierarchyRunContext& ctx) {
-  write_report_files(out_dir, hierarchy_report_to_json(layers, ctx).dump(2) + "\n",
-                     hierarchy_layers_to_csv(layers, *ctx.arch), ctx.arch->to_json().dump(2) + "\n");
-}
 
 }  // namespace loom

@@ -63,10 +63,6 @@ struct HierarchyRunContext {
 Json hierarchy_report_to_json(const std::vector<LayerMapping>& layers, const HierarchyRunContext& ctx);
 std::string hierarchy_layers_to_csv(const std::vector<LayerMapping>& layers, const HierarchyConfig& arch);
 std::string format_hierarchy_table(const std::vector<LayerMapping>& layers, const HierarchyConfig& arch);
-// report.json, layers.csv and resolved_config.json, rendered first and written atomically,
-// report.json last (the same contract as write_run_reports).
-void write_hierarchy_reports(const std::string& out_dir, const std::vector<LayerMapping>& layers,
-                             const HierarchyRunContext& ctx);
 
 // Level names become JSON keys and CSV columns next to "mac", "network", "leakage" and
 // "total"; InputError (the architecture file, levels[i].name) when one collides.

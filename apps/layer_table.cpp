@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include "apps/text_format.h"
+#include "sim/text_format.h"
 
 namespace loom {
 

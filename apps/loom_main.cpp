@@ -9,7 +9,10 @@
 
 #include "apps/gpu_command.h"
 #include "apps/map_command.h"
+#include "apps/report_command.h"
+#include "apps/roofline_command.h"
 #include "apps/run_command.h"
+#include "apps/sweep_command.h"
 #include "apps/validate_command.h"
 #include "sim/error.h"
 
@@ -34,6 +37,14 @@ int main(int argc, char** argv) {
   loom::add_gpu_command(app, gpu_args);
   loom::ValidateArgs validate_args;
   loom::add_validate_command(app, validate_args);
+  loom::SweepArgs sweep_args;
+  loom::add_sweep_command(app, sweep_args);
+  loom::MergeArgs merge_args;
+  loom::add_merge_command(app, merge_args);
+  loom::ReportArgs report_args;
+  loom::add_report_command(app, report_args);
+  loom::RooflineArgs roofline_args;
+  loom::add_roofline_command(app, roofline_args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -47,6 +58,10 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("map")) return loom::map_command(map_args);
     if (app.got_subcommand("gpu")) return loom::gpu_command(gpu_args);
     if (app.got_subcommand("validate")) return loom::validate_command(validate_args);
+    if (app.got_subcommand("sweep")) return loom::sweep_command(sweep_args);
+    if (app.got_subcommand("merge")) return loom::merge_command(merge_args);
+    if (app.got_subcommand("report")) return loom::report_command(report_args);
+    if (app.got_subcommand("roofline")) return loom::roofline_command(roofline_args);
   } catch (const loom::InputError& e) {
     std::fprintf(stderr, "loom: error: %s\n", e.what());
     return 2;

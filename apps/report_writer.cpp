@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "apps/text_format.h"
+#include "sim/text_format.h"
 #include "sim/error.h"
 
 namespace loom {
@@ -113,29 +113,6 @@ std::string layers_to_csv(const NetworkResult& run) {
   return out.str();
 }
 
-void write_file_atomically(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw InputError(path, "--out", "cannot write this file (is the directory writable?)");
-    f << content;
-    f.flush();
-    if (!f) throw InputError(path, "--out", "writing failed (disk full?)");
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw InputError(path, "--out", "cannot move the finished file into place: " + ec.message());
-}
-
-void make_output_dir(const std::string& out_dir) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  if (ec || !fs::is_directory(out_dir)) {
-    throw InputError(out_dir, "--out", "cannot create the output directory" + (ec ? ": " + ec.message() : ""));
-  }
-}
-
 void write_report_files(const std::string& out_dir, const std::string& report_json,
                         const std::string& layers_csv, const std::string& resolved_json) {
   make_output_dir(out_dir);
@@ -145,9 +122,5 @@ void write_report_files(const std::string& out_dir, const std::string& report_js
   write_file_atomically((dir / "report.json").string(), report_json);  // last: its presence means complete
 }
 
-void write_run_reports(const std::string& out_dir, const NetworkResult& run, const RunContext& ctx) {
-  write_report_files(out_dir, report_to_json(run, ctx).dump(2) + "\n", layers_to_csv(run),
-                     ctx.config->to_json().dump(2) + "\n");
-}
 
 }  // namespace loom

@@ -10,6 +10,7 @@
 #include "arch/systolic/systolic_config.h"
 #include "arch/systolic/systolic_result.h"
 #include "sim/json_reader.h"
+#include "sim/text_file.h"
 #include "workloads/network.h"
 
 namespace loom {
@@ -25,16 +26,6 @@ struct RunContext {
 Json layer_to_json(const LayerResult& layer, const NetworkResult& run);
 Json report_to_json(const NetworkResult& run, const RunContext& context);
 std::string layers_to_csv(const NetworkResult& run);
-
-// Writes the three files into `out_dir` (created if needed). Throws InputError when the
-// directory cannot be created or written.
-void write_run_reports(const std::string& out_dir, const NetworkResult& run, const RunContext& context);
-
-// Writes `content` to `path` atomically (temporary file + rename).
-void write_file_atomically(const std::string& path, const std::string& content);
-
-// Creates `out_dir` (InputError naming --out when it cannot).
-void make_output_dir(const std::string& out_dir);
 
 // The three files of a run, already rendered (so a failure cannot leave a partial set),
 // each written atomically into `out_dir` (created if needed), report.json last.

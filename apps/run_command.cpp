@@ -10,9 +10,11 @@
 #include "apps/gpu_network_report.h"
 #include "apps/hierarchy_report.h"
 #include "apps/layer_table.h"
+#include "apps/report_command.h"
 #include "apps/report_writer.h"
 #include "arch/architecture.h"
 #include "arch/systolic/systolic_simulator.h"
+#include "mapper/network_evaluation.h"
 #include "mapper/network_mapper.h"
 #include "sim/error.h"
 
@@ -54,7 +56,8 @@ int run_hierarchy(const RunArgs& args, const HierarchyConfig& arch, const Networ
     };
   }
   const std::vector<LayerMapping> layers = map_network(network, arch, ctx.mapper.dataflow, ctx.mapper.options, progress);
-  write_hierarchy_reports(args.out, layers, ctx);
+  write_run_files(args.out, hierarchy_report_to_json(layers, ctx), hierarchy_evaluation(layers, arch, network),
+                  hierarchy_layers_to_csv(layers, arch), arch.to_json().dump(2) + "\n");
 
   const std::string table = format_hierarchy_table(layers, arch);
   if (args.quiet) {
@@ -63,8 +66,7 @@ int run_hierarchy(const RunArgs& args, const HierarchyConfig& arch, const Networ
   } else {
     std::cout << network.name << " on " << arch.name << " (hierarchy, " << arch.total_pes() << " PEs, dataflow "
               << ctx.mapper.dataflow << ", objective " << name_of(ctx.mapper.options.objective) << ")\n"
-              << table << "reports: " << args.out << "/report.json, " << args.out << "/layers.csv, " << args.out
-              << "/resolved_config.json\n";
+              << table << "reports: " << args.out << "/report.json, layers.csv, resolved_config.json, report.html\n";
   }
   return 0;
 }
@@ -89,8 +91,8 @@ int run_gpu(const RunArgs& args, const simt::GpuConfig& config, const Network& n
     };
   }
   const std::vector<simt::GpuLayerRun> runs = simt::run_network_on_gpu(network, config, ctx.precision, progress);
-  write_report_files(args.out, gpu_network_report_to_json(runs, ctx).dump(2) + "\n", gpu_network_layers_csv(runs, ctx),
-                     simt::gpu_config_to_json(config).dump(2) + "\n");
+  write_run_files(args.out, gpu_network_report_to_json(runs, ctx), gpu_evaluation(runs, config, ctx.precision, network),
+                  gpu_network_layers_csv(runs, ctx), simt::gpu_config_to_json(config).dump(2) + "\n");
   const std::string table = format_gpu_network_table(runs, ctx);
   if (args.quiet) {
     const size_t last = table.rfind('\n', table.size() - 2);
@@ -98,8 +100,7 @@ int run_gpu(const RunArgs& args, const simt::GpuConfig& config, const Network& n
   } else {
     std::cout << network.name << " on " << config.name << " (SIMT model, " << config.sms << " SMs, "
               << simt::precision_name(ctx.precision) << ")\n"
-              << table << "reports: " << args.out << "/report.json, " << args.out << "/layers.csv, " << args.out
-              << "/resolved_config.json\n";
+              << table << "reports: " << args.out << "/report.json, layers.csv, resolved_config.json, report.html\n";
   }
   return 0;
 }
@@ -134,7 +135,9 @@ int run_command(const RunArgs& args) {
     };
   }
   const NetworkResult result = simulate_network(config, network, energy, options);
-  write_run_reports(args.out, result, RunContext{&config, &network, args.scalesim_compat});
+  write_run_files(args.out, report_to_json(result, RunContext{&config, &network, args.scalesim_compat}),
+                  systolic_evaluation(result, config, network, Fidelity::cycle), layers_to_csv(result),
+                  config.to_json().dump(2) + "\n");
 
   if (args.quiet) {
     const std::string table = format_layer_table(result);
@@ -143,8 +146,8 @@ int run_command(const RunArgs& args) {
   } else {
     std::cout << network.name << " on " << config.name << " (" << config.rows << "x" << config.cols << " "
               << name_of(config.dataflow) << (args.scalesim_compat ? ", SCALE-Sim conventions" : "") << ")\n"
-              << format_layer_table(result) << "reports: " << args.out << "/report.json, " << args.out
-              << "/layers.csv, " << args.out << "/resolved_config.json\n";
+              << format_layer_table(result) << "reports: " << args.out
+              << "/report.json, layers.csv, resolved_config.json, report.html\n";
   }
   return 0;
 }

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "apps/html_page.h"
-#include "apps/text_format.h"
+#include "sim/text_format.h"
 
 namespace loom {
 

@@ -6,7 +6,7 @@
 
 #include "apps/html_page.h"
 #include "apps/svg_plot.h"
-#include "apps/text_format.h"
+#include "sim/text_format.h"
 #include "arch/simt/kernels/kernel_catalog.h"
 
 namespace loom {

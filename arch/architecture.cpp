@@ -20,8 +20,10 @@ Json Architecture::to_json() const {
 Architecture load_architecture(const std::string& path) {
   namespace fs = std::filesystem;
   if (fs::path(path).extension() != ".json") return {load_systolic_config(path)};  // .cfg, or its error
-  const Json json = load_json_file(path);
-  const std::string base_dir = fs::path(path).parent_path().string();
+  return parse_architecture(load_json_file(path), path, fs::path(path).parent_path().string());
+}
+
+Architecture parse_architecture(const Json& json, const std::string& path, const std::string& base_dir) {
   // Each parser re-reads "kind" strictly; here it only picks the parser.
   const auto kind = json.is_object() ? json.find("kind") : json.end();
   if (json.is_object() && kind != json.end() && kind->is_string() && *kind == "hierarchy") {

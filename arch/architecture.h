@@ -27,6 +27,9 @@ struct Architecture {
 
 // .cfg: SCALE-Sim; .json: by "kind". InputError names the file and field on bad input.
 Architecture load_architecture(const std::string& path);
+// The same for a JSON document already in memory (sweeps build one per design point);
+// `file` names it in errors, `base_dir` resolves its relative paths.
+Architecture parse_architecture(const Json& json, const std::string& file, const std::string& base_dir);
 // The hierarchy view: as is, or a systolic config converted with its own energy table.
 // A GPU has none (InputError: it runs kernels, see `loom gpu`).
 HierarchyConfig as_hierarchy(const Architecture& arch);

@@ -17,3 +17,7 @@ int bench_mapper(const std::vector<std::string>& args);
 // SIMT model: warp instructions/s and cycles/s on the V100 config for the WMMA and tiled
 // GEMMs, against the functional model alone. Arguments: [--size N] [--repeats R].
 int bench_gpu(const std::vector<std::string>& args);
+
+// Sweeps: the 1,000-point systolic ResNet-50 grid on the analytic model with -j 1 and -j 2,
+// and with its front re-simulated at cycle level. No arguments.
+int bench_sweep(const std::vector<std::string>& args);

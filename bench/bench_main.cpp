@@ -19,6 +19,7 @@ struct Bench {
 constexpr Bench kBenches[] = {
     {"resnet50", bench_resnet50, "ResNet-50 at cycle level on the 128x128 WS array; cycle vs PE-level model"},
     {"mapper", bench_mapper, "cost-model evaluations/s; mapping ResNet-50 onto the Eyeriss-like config"},
+    {"sweep", bench_sweep, "1,000-point systolic grid over ResNet-50 (analytic) with -j 1 and -j 2; front re-simulation"},
     {"gpu", bench_gpu, "SIMT model warp instructions/s and cycles/s, WMMA and tiled GEMM 1024^3 on the V100 config"},
 };
 

@@ -53,4 +53,27 @@ std::string with_commas(int64_t value) {
   return out;
 }
 
+void write_file_atomically(const std::string& path, const std::string& content) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw InputError(path, "--out", "cannot write this file (is the directory writable?)");
+    f << content;
+    f.flush();
+    if (!f) throw InputError(path, "--out", "writing failed (disk full?)");
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw InputError(path, "--out", "cannot move the finished file into place: " + ec.message());
+}
+
+void make_output_dir(const std::string& out_dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec || !fs::is_directory(out_dir)) {
+    throw InputError(out_dir, "--out", "cannot create the output directory" + (ec ? ": " + ec.message() : ""));
+  }
+}
+
 }  // namespace loom

@@ -29,4 +29,11 @@ std::string names_of(const Catalog& catalog) {
 // 1234567 -> "1,234,567": counts in messages and tables, readable at a glance.
 std::string with_commas(int64_t value);
 
+// Writes `content` to `path` atomically (temporary file + rename), so a reader never sees
+// a half-written file. InputError (field --out) when it cannot.
+void write_file_atomically(const std::string& path, const std::string& content);
+
+// Creates `out_dir` (InputError naming --out when it cannot).
+void make_output_dir(const std::string& out_dir);
+
 }  // namespace loom

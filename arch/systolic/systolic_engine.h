@@ -16,15 +16,10 @@
 #include "arch/memory/sram_buffer.h"
 #include "arch/systolic/dram_traffic.h"
 #include "arch/systolic/fold_plan.h"
+#include "arch/systolic/layer_plan.h"  // FoldJob
 #include "arch/systolic/systolic_config.h"
 
 namespace loom {
-
-struct FoldJob {
-  int64_t compute_cycles = 0;  // ideal cycles (fold_cost)
-  SramAccesses sram;           // array-side words per buffer (port pressure)
-  FoldTraffic dram;            // bytes to and from DRAM for this fold
-};
 
 struct LayerTiming {
   int64_t cycles = 0;

@@ -1,6 +1,7 @@
 // Runs a network on a systolic accelerator with the fast cycle model: plans folds and
-// DRAM traffic for every layer (rejecting impossible layers before anything runs), plays
-// them on the SystemC engine, and prices the counted events with the energy table.
+// DRAM traffic for every layer (layer_plan.h; rejecting impossible layers before anything
+// runs), plays them on the SystemC engine, and prices the counted events with the energy
+// table. The analytic model (systolic_analytic.h) shares the plans and replaces the engine.
 #pragma once
 
 #include <functional>

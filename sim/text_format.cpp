@@ -1,4 +1,4 @@
-#include "apps/text_format.h"
+#include "sim/text_format.h"
 
 namespace loom {
 
