@@ -49,6 +49,10 @@ std::string write_report_html(const std::string& dir) {
     write_file_atomically(out, rendered(d.string(), [&] { return render_sweep_report(manifest, points, pareto); }));
     return out;
   }
+  if (fs::exists(d / "validation.json") && fs::exists(out)) {
+    // loom validate renders its page from the simulation itself, not from validation.json.
+    return out;
+  }
   const std::string report = (d / "report.json").string();
   if (!fs::exists(report)) {
     throw InputError(dir, "RESULT_DIR", "a result directory of loom run (report.json) or loom sweep (sweep.json)");
@@ -71,7 +75,11 @@ void write_run_files(const std::string& out_dir, Json report, const NetworkEvalu
 }
 
 int report_command(const ReportArgs& args) {
-  std::printf("wrote %s\n", write_report_html(args.dir).c_str());
+  const fs::path d(args.dir);
+  const bool validation = fs::exists(d / "validation.json") && !fs::exists(d / "sweep.json");
+  const std::string page = write_report_html(args.dir);
+  std::printf(validation ? "%s is loom validate's page (re-run loom validate to refresh it)\n" : "wrote %s\n",
+              page.c_str());
   return 0;
 }
 

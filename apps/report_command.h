@@ -20,7 +20,9 @@ void add_report_command(CLI::App& app, ReportArgs& args);
 int report_command(const ReportArgs& args);
 
 // Renders the page for the results in `dir` and writes dir/report.html atomically; returns
-// its path. InputError naming the file when the directory holds no results it knows.
+// its path. InputError naming the file when the directory holds no results it knows. A
+// `loom validate` directory keeps the page validate wrote (rendered from the simulation,
+// not from validation.json): its path is returned unchanged.
 std::string write_report_html(const std::string& dir);
 
 // `loom run`'s files: report.json (with the evaluation as its "summary"), layers.csv,

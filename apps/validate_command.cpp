@@ -21,7 +21,7 @@ void add_validate_command(CLI::App& app, ValidateArgs& args) {
   v->add_option("--measured", args.measured,
                 "Measurement file (docs/validation.md), e.g. validate/data/v100-published.json")
       ->required();
-  v->add_option("--out", args.out, "Directory for validation.json and validation.html")->capture_default_str();
+  v->add_option("--out", args.out, "Directory for validation.json and report.html")->capture_default_str();
   v->add_option("--kernels", args.kernels, "Only these kernels' runs, comma-separated (skips microbenchmarks)");
   v->add_option("--budget", args.budget_s,
                 "Skip a run whose simulation is estimated to take more seconds than this (0: no limit)")
@@ -49,9 +49,9 @@ int validate_command(const ValidateArgs& args) {
 
   std::filesystem::create_directories(args.out);
   write_file_atomically(args.out + "/validation.json", validation_to_json(report).dump(2) + "\n");
-  write_file_atomically(args.out + "/validation.html", validation_html(report));
+  write_file_atomically(args.out + "/report.html", validation_html(report));
   std::fputs(validation_text(report).c_str(), stdout);
-  std::printf("\nwrote %s/validation.json and %s/validation.html\n", args.out.c_str(), args.out.c_str());
+  std::printf("\nwrote %s/validation.json and %s/report.html\n", args.out.c_str(), args.out.c_str());
   if (args.require_targets)
     for (const validate::Target& t : report.targets)
       if (!t.met) return 1;

@@ -1,7 +1,7 @@
 // `loom validate --arch configs/<gpu>.json --measured validate/data/<file>.json`: simulates
 // every launch the measurement file records and compares loom with the real GPU (or with the
 // published figures the file holds). Prints the comparison and writes validation.json and
-// validation.html to --out. Exit 0 when the comparison ran (1 with --require-targets when a
+// report.html to --out. Exit 0 when the comparison ran (1 with --require-targets when a
 // target is missed), 2 on bad input.
 #pragma once
 

@@ -1,5 +1,5 @@
 // What `loom validate` prints and writes: a terminal summary, validation.json (schema in
-// docs/validation.md, "Report") and validation.html (the measured-vs-simulated scatter on
+// docs/validation.md, "Report") and report.html (the measured-vs-simulated scatter on
 // log axes and the same tables).
 #pragma once
 

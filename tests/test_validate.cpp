@@ -299,7 +299,7 @@ TEST_CASE("loom validate: end to end on the published V100 figures, and bad inpu
   CHECK(report["measurements"]["origin"] == "published");
   CHECK(report["microbenchmarks"].size() == load_measurements(kSrc + "/validate/data/v100-published.json").microbenchmarks.size());
   for (const json& mb : report["microbenchmarks"]) CHECK_FALSE(mb["simulated"].is_null());
-  CHECK(contains(read_file(dir / "out/validation.html"), "<svg"));
+  CHECK(contains(read_file(dir / "out/report.html"), "<svg"));
 
   write_file(dir / "bad.json", "{\"schema\": \"loom-gpu-measurements\", \"schema_version\": 7}");
   const RunResult bad = run_loom(dir, {"validate", "--arch", kSrc + "/configs/v100.json", "--measured", dir / "bad.json",
