@@ -345,7 +345,8 @@ TEST_CASE("analytic: scan against the cycle model" * doctest::skip()) {
 TEST_CASE("analytic: error table against the cycle model" * doctest::skip()) {
   const GpuConfig& cfg = config("v100");
   const SimtEnergyTable table = load_simt_energy_table(cfg.energy_table);
-  std::printf("| layer | precision | kernel | cycles (cycle model) | cycles | warp instr. | DRAM bytes | L1 sectors | L2 sectors | L2 hits | energy |\n");
+  std::printf("| layer | precision | kernel | cycles (cycle model) | cycles | warp instr. | DRAM bytes | L1 sectors "
+              "| L2 sectors | L2 hits | energy |\n");
   std::printf("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const Case& c : comparison_cases()) {
     const Measured& m = measured(c, cfg);

@@ -368,7 +368,8 @@ Profile profile_wmma(const LaunchRecipe& r, const GpuConfig& c) {
   p.l1_sectors = p.l1_row_sectors + p.l1_col_sectors;
   const std::vector<uint64_t> base = buffer_bases(r);
   const uint64_t line_bytes = static_cast<uint64_t>(c.l1.line_bytes);
-  p.cta_lines = [=](int64_t bx, int64_t by, int64_t step, std::vector<uint64_t>& row_lines, std::vector<uint64_t>& col_lines) {
+  p.cta_lines = [=](int64_t bx, int64_t by, int64_t step, std::vector<uint64_t>& row_lines,
+                    std::vector<uint64_t>& col_lines) {
     for (int64_t i = 0; i < 16; ++i)
       row_lines.push_back((base[0] + static_cast<uint64_t>(((by * 16 + i) * k + step * 16) * 2)) / line_bytes);
     for (int64_t col = bx * 64; col < std::min(n, bx * 64 + 64); ++col)
@@ -528,10 +529,11 @@ Profile profile_tiled(const LaunchRecipe& r, const GpuConfig& c) {
   };
   const OperandSample a = sample_operand(s.gx, s.gy, s.ks, 8, c, per_lane(a_lane), kSampleRows, 1);
   const OperandSample b = sample_operand(s.gx, s.gy, s.ks, 8, c, per_lane(b_lane), 1, kSampleCols);
-  const OperandSample out = sample_operand(s.gx, s.gy, 1, 8, c, per_lane([&](int64_t bx, int64_t by, int w, int64_t, int l, Segment& seg) {
+  const auto out_lane = [&](int64_t bx, int64_t by, int w, int64_t, int l, Segment& seg) {
     const int64_t row = by * 16 + 2 * w + l / 16, col = bx * 16 + l % 16;
     if (row < m && col < n) seg = Segment{base[2] + static_cast<uint64_t>((row * n + col) * 4), 4};
-  }));
+  };
+  const OperandSample out = sample_operand(s.gx, s.gy, 1, 8, c, per_lane(out_lane));
   p.cta_lines = tile_cta_lines(per_lane(a_lane), per_lane(b_lane), c.l1.line_bytes);
   p.store_requests = store_warps;
   p.store_sectors = out.sectors * ctas;
@@ -637,12 +639,13 @@ Profile profile_conv(const LaunchRecipe& r, const GpuConfig& c) {
   p.threads[cls(E::int_op)] += 6.0 * static_cast<double>(rows) * static_cast<double>(kout);
   p.warps[cls(E::store_global)] += store_warps;
   p.threads[cls(E::store_global)] += static_cast<double>(rows) * static_cast<double>(kout);
-  const OperandSample out = sample_operand(s.gx, s.gy, 1, 8, c, per_lane([&](int64_t bx, int64_t by, int wp, int64_t, int l, Segment& seg) {
+  const auto out_lane = [&](int64_t bx, int64_t by, int wp, int64_t, int l, Segment& seg) {
     const int64_t pixel = by * 16 + 2 * wp + l / 16, ko = bx * 16 + l % 16;
     if (pixel >= rows || ko >= kout) return;
     const int64_t n = pixel / (pp * qq), pq = pixel % (pp * qq);
     seg = Segment{base[2] + static_cast<uint64_t>(((n * kout + ko) * pp * qq + pq) * 4), 4};
-  }));
+  };
+  const OperandSample out = sample_operand(s.gx, s.gy, 1, 8, c, per_lane(out_lane));
   p.store_requests = store_warps;
   p.store_sectors = out.sectors * ctas;
   p.store_lines = out.lines * ctas;
@@ -949,8 +952,8 @@ GpuStats estimate_launch(const LaunchRecipe& recipe, const GpuConfig& config) {
   const double dram_cycles = traffic / config.dram_bytes_per_cycle();
   const double l2_cycles = (t.l2_load_sectors + p.store_sectors) * sector / l2_bytes_per_cycle;
   // The executed flops at the peak of the units that run them (tensor cores or FP32 lanes).
-  const double peak_per_cycle = (p.mmas > 0 ? config.peak_tensor_flops(TensorPrecision::f16_f32) : config.peak_fp32_flops()) /
-                                config.clock_hz;
+  const double peak = p.mmas > 0 ? config.peak_tensor_flops(TensorPrecision::f16_f32) : config.peak_fp32_flops();
+  const double peak_per_cycle = peak / config.clock_hz;
   const double compute_cycles = p.flops / peak_per_cycle;
   s.cycles = static_cast<int64_t>(std::ceil(std::max({sm_cycles, dram_cycles, l2_cycles, compute_cycles})));
   return s;

@@ -6,15 +6,18 @@
 // Each layer gets the launch the cycle path runs (launch_for_layer). From the launch and the
 // shipped kernel's known loop structure (validate/kernels/*.cu and their committed PTX) the
 // model derives, without executing anything:
-//   * instruction counts by energy class (exact for wmma_gemm and tiled_gemm, exact up to
-//     divergence at the padding border for conv_implicit_gemm), flops, tensor MMAs;
-//   * memory traffic: L1 and L2 sector accesses and hits, DRAM bytes (compulsory traffic plus
-//     re-reads of the weight-like operand when the L2 cannot hold it), shared wavefronts;
-//   * cycles: occupancy (compute_occupancy, as the cycle model's CTA scheduler), waves, per
-//     k-step the bottleneck of the SM's resources (issue, pipes, tensor cores, MIO queue, NoC)
-//     against the latency chain of one CTA, bounded below by the DRAM and L2 bandwidths.
-// Formulas, what is estimated coarsely and the measured errors against the cycle model are
-// in docs/simt-model.md, section "Analytic model".
+//   * instruction counts by energy class, flops, tensor MMAs and operations, shared
+//     wavefronts, occupancy (compute_occupancy, as the cycle model's CTA scheduler): equal to
+//     the cycle model's (conv_implicit_gemm: up to one sampled term at the padding border);
+//   * memory traffic: L1 and L2 sector accesses and hits (sampled lane addresses, coalesced
+//     as the timing model does), DRAM bytes (compulsory traffic plus re-reads of the weight-
+//     like operand when the L2 cannot keep it);
+//   * cycles: per k-step a mean-value analysis of the busiest SM's CTAs cycling through the
+//     SM's busiest resource (issue, pipes, tensor cores, MIO queue, NoC), the L2 and the DRAM
+//     and the step's latency; waves; floors at the DRAM, L2 and compute peaks.
+// Stall reasons and register-bank conflicts are not estimated (left 0). Formulas, what is
+// estimated coarsely and the measured errors against the cycle model are in
+// docs/simt-model.md, section "Analytic model".
 //
 // No SystemC and no mutable state: estimates may run on several threads at once.
 #pragma once
