@@ -63,8 +63,10 @@ int roofline_command(const RooflineArgs& args) {
   const int lw = static_cast<int>(w);
   append_format(out, "\n%-*s %12s %12s %10s %14s %14s %7s %7s\n", lw, "layer", "FLOP", "DRAM bytes", "FLOP/B",
                 "achieved", "attainable", "% roof", "bound");
+  int64_t memory_bound = 0;
   auto row = [&](const LayerEvaluation& l) {
     const RooflinePlacement p = roofline_placement(l.flops(), l.bytes_at("dram"), l.seconds, roofs);
+    if (l.kind != "network" && p.bound == "memory") ++memory_bound;
     const double share = p.attainable_flops_per_second > 0 ? 100.0 * p.achieved_flops_per_second / p.attainable_flops_per_second : 0.0;
     append_format(out, "%-*s %12s %12s %10s %14s %14s %6.1f%% %7s\n", lw, l.name.c_str(),
                   si_format(l.flops(), "").c_str(), si_format(l.bytes_at("dram"), "").c_str(),
@@ -74,10 +76,6 @@ int roofline_command(const RooflineArgs& args) {
   };
   for (const LayerEvaluation& l : e.layers) row(l);
   row(e.totals());
-  int64_t memory_bound = 0;
-  for (const LayerEvaluation& l : e.layers) {
-    memory_bound += roofline_placement(l.flops(), l.bytes_at("dram"), l.seconds, roofs).bound == "memory";
-  }
   append_format(out, "\n%lld of %zu layers are memory-bound at this architecture's DRAM bandwidth\n",
                 static_cast<long long>(memory_bound), e.layers.size());
   std::cout << out;

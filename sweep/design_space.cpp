@@ -1,7 +1,6 @@
 #include "sweep/design_space.h"
 
 #include "sim/error.h"
-#include "sim/text_file.h"
 
 namespace loom {
 
@@ -40,9 +39,7 @@ Json DesignSpace::arch_json(int64_t index) const {
   std::string suffix;
   for (size_t i = 0; i < d.size(); ++i) {
     const ParameterAxis& axis = spec_->parameters[i];
-    Json* node = &arch;
-    for (const std::string& key : split_trimmed(axis.path, '.')) node = &(*node)[key];  // checked at load
-    *node = axis.values[d[i]];
+    *parameter_slot(arch, axis.path, nullptr) = axis.values[d[i]];  // the path was checked at load
     const std::string leaf = axis.path.substr(axis.path.rfind('.') + 1);
     const Json& v = axis.values[d[i]];
     suffix += (suffix.empty() ? "" : ",") + leaf + "=" + (v.is_string() ? v.get<std::string>() : v.dump());

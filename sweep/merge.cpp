@@ -88,22 +88,13 @@ SweepOutcome merge_sweeps(const MergeOptions& o) {
     throw InputError(o.out_dir, "--out", "a directory without sweep results; choose another --out");
   }
   make_output_dir(o.out_dir);
-  std::string jsonl;
-  for (const auto& [i, r] : records) jsonl += r.dump() + "\n";
-  write_file_atomically((dir / "points.jsonl").string(), jsonl);
-  {
-    PointLog log((dir / "points.jsonl").string(), (dir / "points.csv").string(), spec, true);  // writes the CSV
-  }
+  write_point_files((dir / "points.jsonl").string(), (dir / "points.csv").string(), spec, records);
   const std::vector<int64_t> front = front_of(records, spec.objectives);
   std::map<int64_t, Json> front_resim;
-  std::string resim_lines;
   for (int64_t i : front) {
-    if (const auto it = resimulated.find(i); it != resimulated.end()) {
-      front_resim.insert(*it);
-      resim_lines += it->second.dump() + "\n";
-    }
+    if (const auto it = resimulated.find(i); it != resimulated.end()) front_resim.insert(*it);
   }
-  write_file_atomically((dir / "resim.jsonl").string(), resim_lines);
+  write_point_files((dir / "resim.jsonl").string(), "", spec, front_resim);
   Json manifest = sweep_manifest(spec, ShardInfo{}, planned, static_cast<int64_t>(records.size()), true);
   manifest["merged_from"] = o.shard_dirs;
   write_front_files(o.out_dir, spec, manifest, records, front, front_resim);
@@ -112,10 +103,9 @@ SweepOutcome merge_sweeps(const MergeOptions& o) {
   SweepOutcome out;
   out.planned = planned;
   out.done = static_cast<int64_t>(records.size());
-  for (const auto& [i, r] : records) {
-    if (!r.at("error").is_null()) ++out.errors;
-    if (r.at("feasible").get<bool>()) ++out.feasible;
-  }
+  const PointTally counts = tally(records);
+  out.feasible = counts.feasible;
+  out.errors = counts.errors;
   out.front = static_cast<int64_t>(front.size());
   out.resimulated = static_cast<int64_t>(front_resim.size());
   if (out.feasible == 0) out.no_feasible = "no point of the merged sweep meets the constraints";

@@ -25,9 +25,15 @@ std::vector<std::string> constraint_violations(const std::vector<SweepConstraint
   return out;
 }
 
+Json failed_point(const DesignSpace& space, int64_t index, Fidelity fidelity, const std::string& error) {
+  return {{"index", index},        {"params", space.params(index)}, {"arch_name", ""},
+          {"fidelity", name_of(fidelity)}, {"feasible", false},         {"violations", Json::array()},
+          {"error", error}};
+}
+
 Json evaluate_point(const SweepSpec& spec, const DesignSpace& space, int64_t index, Fidelity fidelity) {
-  Json line = {{"index", index}, {"params", space.params(index)}, {"fidelity", name_of(fidelity)},
-               {"feasible", false}, {"violations", Json::array()}, {"error", nullptr}};
+  Json line = failed_point(space, index, fidelity, "");
+  line["error"] = nullptr;
   try {
     const Architecture arch = space.architecture(index);
     line["arch_name"] = arch.name();
@@ -64,7 +70,6 @@ Json evaluate_point(const SweepSpec& spec, const DesignSpace& space, int64_t ind
   } catch (const std::exception& e) {
     line["error"] = std::string("internal error: ") + e.what();
   }
-  if (!line.contains("arch_name")) line["arch_name"] = "";
   return line;
 }
 

@@ -16,6 +16,9 @@ namespace loom {
 // recorded with "error" set and "feasible": false, so one bad corner does not stop a sweep.
 Json evaluate_point(const SweepSpec& spec, const DesignSpace& space, int64_t index, Fidelity fidelity);
 
+// The record of a point that could not be evaluated, saying why.
+Json failed_point(const DesignSpace& space, int64_t index, Fidelity fidelity, const std::string& error);
+
 // "<metric> = <value> > max <limit>" for each constraint the metrics break.
 std::vector<std::string> constraint_violations(const std::vector<SweepConstraint>& constraints, const Json& metrics);
 

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "sim/error.h"
@@ -50,6 +51,34 @@ std::string point_csv_row(const SweepSpec& spec, const Json& r) {
   return row + "\n";
 }
 
+namespace {
+
+// One line of a points file as a point record; nullopt when it is not one.
+std::optional<Json> parse_point_line(const std::string& line) {
+  try {
+    Json record = Json::parse(line);
+    if (is_point_record(record)) return record;
+  } catch (const Json::parse_error&) {
+  }
+  return std::nullopt;
+}
+
+std::string points_csv(const SweepSpec& spec, const std::map<int64_t, Json>& records) {
+  std::string text = point_csv_header(spec);
+  for (const auto& [index, r] : records) text += point_csv_row(spec, r);
+  return text;
+}
+
+}  // namespace
+
+void write_point_files(const std::string& jsonl_path, const std::string& csv_path, const SweepSpec& spec,
+                       const std::map<int64_t, Json>& records) {
+  std::string jsonl;
+  for (const auto& [index, r] : records) jsonl += r.dump() + "\n";
+  write_file_atomically(jsonl_path, jsonl);
+  if (!csv_path.empty()) write_file_atomically(csv_path, points_csv(spec, records));
+}
+
 PointLog::PointLog(std::string jsonl_path, std::string csv_path, const SweepSpec& spec, bool resume)
     : jsonl_path_(std::move(jsonl_path)), csv_path_(std::move(csv_path)), spec_(&spec) {
   if (resume && fs::exists(jsonl_path_)) read_existing();
@@ -70,17 +99,9 @@ void PointLog::read_existing() {
     const bool terminated = end != std::string::npos;
     const std::string line = text.substr(pos, terminated ? end - pos : std::string::npos);
     const size_t next = terminated ? end + 1 : text.size();
-    Json record;
-    bool ok = terminated;  // a line without its newline was cut off mid-write
-    if (ok) {
-      try {
-        record = Json::parse(line);
-        ok = is_point_record(record);
-      } catch (const Json::parse_error&) {
-        ok = false;
-      }
-    }
-    if (!ok) {
+    // A line without its newline was cut off mid-write.
+    std::optional<Json> record = terminated ? parse_point_line(line) : std::nullopt;
+    if (!record) {
       if (next < text.size()) {
         throw InputError(jsonl_path_, "line " + std::to_string(line_no),
                          "a point record (one JSON object per line); this results file is corrupt in the middle, "
@@ -90,8 +111,8 @@ void PointLog::read_existing() {
                  " is incomplete (a run killed mid-write?); dropped, its point will be computed again";
       break;
     }
-    const int64_t index = record["index"].get<int64_t>();  // before the move below
-    records_[index] = std::move(record);
+    const int64_t index = (*record)["index"].get<int64_t>();  // before the move below
+    records_[index] = std::move(*record);
     good_bytes = next;
     pos = next;
   }
@@ -105,9 +126,7 @@ void PointLog::open_for_append() {
   // The CSV is derived: rebuilt from the kept records, then appended to.
   csv_ = std::fopen(csv_path_.c_str(), "w");
   if (csv_ == nullptr) throw InputError(csv_path_, "--out", "a writable results file");
-  std::string text = point_csv_header(*spec_);
-  for (const auto& [index, r] : records_) text += point_csv_row(*spec_, r);
-  std::fputs(text.c_str(), csv_);
+  std::fputs(points_csv(*spec_, records_).c_str(), csv_);
   std::fflush(csv_);
 }
 
@@ -123,21 +142,15 @@ void PointLog::append(const Json& record) {
 }
 
 void PointLog::rewrite_sorted() {
-  std::string jsonl, csv = point_csv_header(*spec_);
-  for (const auto& [index, r] : records_) {
-    jsonl += r.dump() + "\n";
-    csv += point_csv_row(*spec_, r);
-  }
   std::fclose(jsonl_);
   jsonl_ = nullptr;
-  write_file_atomically(jsonl_path_, jsonl);
-  jsonl_ = std::fopen(jsonl_path_.c_str(), "a");
   if (csv_ != nullptr) {
     std::fclose(csv_);
     csv_ = nullptr;
-    write_file_atomically(csv_path_, csv);
-    csv_ = std::fopen(csv_path_.c_str(), "a");
   }
+  write_point_files(jsonl_path_, csv_path_, *spec_, records_);
+  jsonl_ = std::fopen(jsonl_path_.c_str(), "a");
+  if (!csv_path_.empty()) csv_ = std::fopen(csv_path_.c_str(), "a");
 }
 
 std::vector<Json> read_point_lines(const std::string& path) {
@@ -148,15 +161,9 @@ std::vector<Json> read_point_lines(const std::string& path) {
   int64_t line_no = 0;
   while (std::getline(in, line)) {
     ++line_no;
-    Json record;
-    try {
-      record = Json::parse(line);
-    } catch (const Json::parse_error&) {
-    }
-    if (!is_point_record(record)) {
-      throw InputError(path, "line " + std::to_string(line_no), "a point record (one JSON object per line)");
-    }
-    out.push_back(std::move(record));
+    std::optional<Json> record = parse_point_line(line);
+    if (!record) throw InputError(path, "line " + std::to_string(line_no), "a point record (one JSON object per line)");
+    out.push_back(std::move(*record));
   }
   return out;
 }

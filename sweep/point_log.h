@@ -48,6 +48,11 @@ class PointLog {
 std::string point_csv_header(const SweepSpec& spec);
 std::string point_csv_row(const SweepSpec& spec, const Json& record);
 
+// Writes `records` in point order as points.jsonl (and, when `csv_path` is not empty,
+// points.csv), each atomically.
+void write_point_files(const std::string& jsonl_path, const std::string& csv_path, const SweepSpec& spec,
+                       const std::map<int64_t, Json>& records);
+
 // Reads a whole points file strictly (merge, report): every line must be a point record.
 std::vector<Json> read_point_lines(const std::string& path);
 

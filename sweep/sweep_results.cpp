@@ -55,6 +55,15 @@ Json sweep_manifest(const SweepSpec& spec, const ShardInfo& shard, int64_t plann
            {{"search", name_of(spec.search_fidelity)}, {"pareto", spec.resimulate_front ? "cycle" : "none"}}}};
 }
 
+PointTally tally(const std::map<int64_t, Json>& records) {
+  PointTally t;
+  for (const auto& [index, r] : records) {
+    if (!r.at("error").is_null()) ++t.errors;
+    if (r.at("feasible").get<bool>()) ++t.feasible;
+  }
+  return t;
+}
+
 std::vector<int64_t> front_of(const std::map<int64_t, Json>& records, const std::vector<SweepObjective>& objectives) {
   std::vector<int64_t> candidates;
   std::vector<ObjectiveVector> vectors;

@@ -21,6 +21,13 @@ struct ShardInfo {
 
 Json sweep_manifest(const SweepSpec& spec, const ShardInfo& shard, int64_t planned, int64_t done, bool complete);
 
+// Counts of a finished result set: how many points are feasible and how many could not
+// be evaluated.
+struct PointTally {
+  int64_t feasible = 0, errors = 0;
+};
+PointTally tally(const std::map<int64_t, Json>& records);
+
 // Point numbers of the front of `records` (feasible, evaluated points only), in the
 // order of the first objective.
 std::vector<int64_t> front_of(const std::map<int64_t, Json>& records, const std::vector<SweepObjective>& objectives);

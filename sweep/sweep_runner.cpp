@@ -107,10 +107,8 @@ bool evaluate_all(WorkerPool& pool, const std::vector<int64_t>& indices, Fidelit
           }
         }
         if (!ok) {
-          const int64_t index = indices[position];
-          record = {{"index", index}, {"params", space.params(index)}, {"arch_name", ""},
-                    {"fidelity", name_of(fidelity)}, {"feasible", false}, {"violations", Json::array()},
-                    {"error", "internal error: " + (reply.empty() ? std::string("no reply from the worker") : reply)}};
+          record = failed_point(space, indices[position], fidelity,
+                                "internal error: " + (reply.empty() ? std::string("no reply from the worker") : reply));
         }
         log.append(record);
         progress.update(++done);
@@ -260,10 +258,9 @@ SweepOutcome run_sweep(const SweepRunOptions& o, const std::atomic<bool>& stop) 
   write_front_files(o.out_dir, spec, final_manifest, log.records(), front, resim.records());
   write_file_atomically((dir / "sweep.json").string(), final_manifest.dump(2) + "\n");
 
-  for (const auto& [i, r] : log.records()) {
-    if (!r.at("error").is_null()) ++out.errors;
-    if (r.at("feasible").get<bool>()) ++out.feasible;
-  }
+  const PointTally counts = tally(log.records());
+  out.feasible = counts.feasible;
+  out.errors = counts.errors;
   out.front = static_cast<int64_t>(front.size());
   out.resimulated = static_cast<int64_t>(resim.records().size());
   if (out.feasible == 0) {

@@ -34,6 +34,20 @@ int64_t SweepSpec::point_count() const {
   return n;
 }
 
+Json* parameter_slot(Json& arch, const std::string& path, std::string* blocked) {
+  Json* node = &arch;
+  std::string walked;
+  for (const std::string& key : split_trimmed(path, '.')) {
+    if (!node->is_object()) {
+      if (blocked != nullptr) *blocked = walked;
+      return nullptr;
+    }
+    walked += (walked.empty() ? "" : ".") + key;
+    node = &(*node)[key];
+  }
+  return node;
+}
+
 std::string fnv1a_hex(const std::string& bytes) {
   uint64_t h = 0xcbf29ce484222325ull;
   for (unsigned char c : bytes) {
@@ -128,18 +142,15 @@ std::vector<Json> axis_values(JsonReader& params, const std::string& path) {
 void check_axis(const SweepSpec& spec, const ParameterAxis& axis, const std::string& field) {
   for (const Json& value : axis.values) {
     Json arch = spec.base;
-    Json* node = &arch;
-    std::string walked;
-    for (const std::string& key : split_trimmed(axis.path, '.')) {
-      if (!node->is_object()) {
-        throw InputError(spec.file, field,
-                         "a path into the base architecture " + spec.base_file + "; \"" + walked +
-                             "\" there is " + node->dump() + ", not an object");
-      }
-      walked += (walked.empty() ? "" : ".") + key;
-      node = &(*node)[key];
+    std::string blocked;
+    Json* slot = parameter_slot(arch, axis.path, &blocked);
+    if (slot == nullptr) {
+      Json* there = parameter_slot(arch, blocked, nullptr);
+      throw InputError(spec.file, field,
+                       "a path into the base architecture " + spec.base_file + "; \"" + blocked + "\" there is " +
+                           there->dump() + ", not an object");
     }
-    *node = value;
+    *slot = value;
     try {
       (void)parse_architecture(arch, spec.base_file, spec.base_dir);
     } catch (const InputError& e) {

@@ -80,6 +80,10 @@ inline constexpr int64_t kMaxSweepSpacePoints = int64_t{1} << 53;
 inline constexpr int64_t kMaxSweepPoints = 10'000'000;
 inline constexpr int64_t kMaxAxisValues = 100'000;
 
+// The value a parameter path names in an architecture document (created when absent), or
+// nullptr when a value on the way is not an object; `blocked` then names that prefix.
+Json* parameter_slot(Json& arch, const std::string& path, std::string* blocked);
+
 // 64-bit FNV-1a as 16 hex digits.
 std::string fnv1a_hex(const std::string& bytes);
 
