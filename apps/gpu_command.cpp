@@ -101,20 +101,7 @@ void read_launch_file(GpuArgs& args) {
 
 }  // namespace
 
-int gpu_command(GpuArgs args) {
-  if (args.list) {
-    std::cout << list_kernels();
-    return 0;
-  }
-  if (!args.launch.empty()) read_launch_file(args);
-  if (args.arch.empty()) throw InputError("", "--arch", "a GPU config, e.g. --arch configs/v100.json");
-  if (args.kernel.empty()) throw InputError("", "--kernel", "a shipped kernel name (see loom gpu --list) or a .ptx file");
-  const Architecture arch = load_architecture(args.arch);
-  if (!arch.is_gpu()) {
-    throw InputError(args.arch, "kind", "a \"kind\": \"gpu\" architecture for `loom gpu`; this one is " +
-                                            std::string(arch.is_hierarchy() ? "a hierarchy" : "a systolic array"));
-  }
-  const simt::GpuConfig& config = arch.gpu();
+GpuLaunchOutcome run_gpu_launch(const GpuArgs& args, const simt::GpuConfig& config) {
 
   const bool shipped = simt::is_catalog_kernel(args.kernel);
   simt::LaunchRecipe recipe;
@@ -168,14 +155,34 @@ int gpu_command(GpuArgs args) {
                                  : "not checked (no CPU reference for a custom .ptx kernel)";
   outcome.verified_ok = !result.verified || result.check.ok;
 
+  return outcome;
+}
+
+int gpu_command(GpuArgs args) {
+  if (args.list) {
+    std::cout << list_kernels();
+    return 0;
+  }
+  if (!args.launch.empty()) read_launch_file(args);
+  if (args.arch.empty()) throw InputError("", "--arch", "a GPU config, e.g. --arch configs/v100.json");
+  if (args.kernel.empty()) throw InputError("", "--kernel", "a shipped kernel name (see loom gpu --list) or a .ptx file");
+  const Architecture arch = load_architecture(args.arch);
+  if (!arch.is_gpu()) {
+    throw InputError(args.arch, "kind", "a \"kind\": \"gpu\" architecture for `loom gpu`; this one is " +
+                                            std::string(arch.is_hierarchy() ? "a hierarchy" : "a systolic array"));
+  }
+  const simt::GpuConfig& config = arch.gpu();
+  const GpuLaunchOutcome outcome = run_gpu_launch(args, config);
+  const simt::GpuStats& stats = outcome.stats;
+
   make_output_dir(args.out);
   write_file_atomically(args.out + "/resolved_config.json", simt::gpu_config_to_json(config).dump(2) + "\n");
   write_file_atomically(args.out + "/report.json", gpu_launch_to_json(outcome, config).dump(2) + "\n");
   if (args.quiet) {
     const GpuLaunchFigures f = gpu_launch_figures(outcome, config);
     std::printf("%s on %s: %lld cycles, %.3f us, %.3f TFLOP/s, %.3f uJ, check %s\n", args.kernel.c_str(),
-                config.name.c_str(), static_cast<long long>(result.stats.cycles), f.seconds * 1e6,
-                f.flops_per_second / 1e12, energy.total_pj * 1e-6, outcome.verified_ok ? "ok" : "FAILED");
+                config.name.c_str(), static_cast<long long>(stats.cycles), f.seconds * 1e6,
+                f.flops_per_second / 1e12, outcome.energy_pj * 1e-6, outcome.verified_ok ? "ok" : "FAILED");
   } else {
     std::cout << format_gpu_summary(outcome, config) << "reports: " << args.out << "/report.json, " << args.out
               << "/resolved_config.json\n";

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "apps/gpu_report.h"
+
 namespace CLI { class App; }
 
 namespace loom {
@@ -28,6 +30,11 @@ struct GpuArgs {
 };
 
 void add_gpu_command(CLI::App& app, GpuArgs& args);
+
+// One launch (args.kernel with args.sizes, or a custom .ptx) on `config`, simulated and
+// priced, its outputs checked against the CPU reference; nothing printed or written. The
+// Python bindings call it too.
+GpuLaunchOutcome run_gpu_launch(const GpuArgs& args, const simt::GpuConfig& config);
 int gpu_command(GpuArgs args);  // returns the exit code
 
 }  // namespace loom

@@ -24,7 +24,7 @@ namespace loom {
 std::string MapperArgs::first_given() const {
   for (const CLI::Option* o : options)
     if (o->count() > 0) return o->get_name();
-  return "";
+  return given.empty() ? "" : given.front();
 }
 
 void add_mapper_options(CLI::App* cmd, MapperArgs& args, const std::string& group) {
@@ -114,10 +114,7 @@ std::string some_layer_names(const Network& net) {
   return s;
 }
 
-struct ChosenLayer {
-  Layer layer;
-  std::string network_name, network_file;
-};
+}  // namespace
 
 // --layer is a workload file with one layer, or a layer name in --workload.
 ChosenLayer choose_layer(const MapArgs& args) {
@@ -143,6 +140,8 @@ ChosenLayer choose_layer(const MapArgs& args) {
                    "no layer named '" + args.layer + "' in " + net.name + " (" + std::to_string(net.layers.size()) +
                        " layers: " + some_layer_names(net) + ")" + not_a_file);
 }
+
+namespace {
 
 std::string problem_line(const Problem& p) {
   // A GEMM is printed as M N K (its batch B only when > 1); a convolution as N K C P Q R S.
@@ -177,16 +176,20 @@ std::string issue_field(const MappingIssue& issue, const HierarchyConfig& arch) 
 
 }  // namespace
 
-int map_command(const MapArgs& args) {
-  const Architecture loaded = load_arch_or_default(args.arch);
-  const HierarchyConfig arch = as_hierarchy(loaded);
+MapOutcome map_one_layer(const MapArgs& args, const Architecture& loaded, const ChosenLayer& chosen) {
+  MapOutcome out;
+  out.arch = as_hierarchy(loaded);
+  const HierarchyConfig& arch = out.arch;
   check_level_names_for_reports(arch);
-  const ChosenLayer chosen = choose_layer(args);
-  Problem problem = problem_of(chosen.layer, arch.im2col);
-  const std::string dataflow = dataflow_of(args.mapper, arch);
-  const SearchOptions options = search_options_of(args.mapper);
+  out.layer = chosen.layer;
+  out.network_name = chosen.network_name;
+  out.problem = problem_of(chosen.layer, arch.im2col);
+  const Problem& problem = out.problem;
+  out.dataflow = dataflow_of(args.mapper, arch);
+  const std::string& dataflow = out.dataflow;
+  out.options = search_options_of(args.mapper);
 
-  SearchResult result;
+  SearchResult& result = out.result;
   if (!args.mapping.empty()) {
     // A pinned mapping is the user's choice: it is only checked for feasibility. Breaking
     // the dataflow's rules is allowed (that is often the point of pinning), but said.
@@ -210,22 +213,22 @@ int map_command(const MapArgs& args) {
     result.evaluated = result.valid = 1;
     LOOM_CHECK(result.cost.valid, "map", "check_mapping accepted a mapping that evaluate() rejects");
   } else {
-    result = map_layer(problem, arch, dataflow, options);
+    result = map_layer(problem, arch, dataflow, out.options);
   }
 
-  const MapperSettings settings{dataflow, options};
-  const Json mapping_json = mapping_to_json(result.best, problem, arch);
-  const std::string nest = format_loop_nest(result.best, problem, arch);
-  const double rate = result.seconds > 0 ? static_cast<double>(result.evaluated) / result.seconds : 0.0;
+  const MapperSettings settings{dataflow, out.options};
+  out.mapping_json = mapping_to_json(result.best, problem, arch);
+  out.nest = format_loop_nest(result.best, problem, arch);
+  out.rate = result.seconds > 0 ? static_cast<double>(result.evaluated) / result.seconds : 0.0;
   Json search = {{"method", args.mapping.empty() ? name_of(result.method_used) : "pinned"},
                  {"evaluated", result.evaluated},
                  {"valid", result.valid},
                  {"seconds", result.seconds},
-                 {"evaluations_per_s", rate},
+                 {"evaluations_per_s", out.rate},
                  {"pinned_file", args.mapping.empty() ? Json(nullptr) : Json(args.mapping)}};
   Json cost = cost_to_json(CostTotals::of(result.cost), arch);
   cost["bottleneck"] = result.cost.bottleneck < 0 ? "compute" : arch.levels[result.cost.bottleneck].name;
-  const Json report = {
+  out.report = {
       {"schema_version", kReportSchemaVersion},
       {"tool", {{"name", "loom"}, {"version", LOOM_VERSION}}},
       {"command", "map"},
@@ -236,40 +239,48 @@ int map_command(const MapArgs& args) {
       {"layer", {{"name", chosen.layer.name}, {"kind", chosen.layer.kind_name()}}},
       {"problem", problem_to_json(problem)},
       {"search", search},
-      {"mapping", mapping_json},
-      {"loop_nest", nest},
+      {"mapping", out.mapping_json},
+      {"loop_nest", out.nest},
       {"cost", cost},
   };
 
+  return out;
+}
+
+int map_command(const MapArgs& args) {
+  const Architecture arch_loaded = load_arch_or_default(args.arch);
+  const MapOutcome out = map_one_layer(args, arch_loaded, choose_layer(args));
+  const HierarchyConfig& arch = out.arch;
+  const SearchResult& result = out.result;
   // Everything is rendered; now write, map_report.json last (its presence means complete).
   make_output_dir(args.out);
   const std::filesystem::path dir(args.out);
-  write_file_atomically((dir / "mapping.json").string(), mapping_json.dump(2) + "\n");
-  write_file_atomically((dir / "map_report.json").string(), report.dump(2) + "\n");
+  write_file_atomically((dir / "mapping.json").string(), out.mapping_json.dump(2) + "\n");
+  write_file_atomically((dir / "map_report.json").string(), out.report.dump(2) + "\n");
 
   const Cost& c = result.cost;
   if (args.quiet) {
     const std::string unit = arch.energy_unit.substr(0, arch.energy_unit.find(' '));
-    std::printf("%s: %s cycles, %.6g %s, EDP %.6g, utilization %.1f%%\n", chosen.layer.name.c_str(),
+    std::printf("%s: %s cycles, %.6g %s, EDP %.6g, utilization %.1f%%\n", out.layer.name.c_str(),
                 with_commas(c.cycles).c_str(), c.energy_pj, unit.c_str(), c.edp(), 100.0 * c.utilization);
     return 0;
   }
   std::string levels;
   for (const StorageLevel& l : arch.levels) levels += (levels.empty() ? "" : " -> ") + l.name;
-  std::cout << "layer " << chosen.layer.name << " (" << chosen.layer.kind_name() << ") of " << chosen.network_name
+  std::cout << "layer " << out.layer.name << " (" << out.layer.kind_name() << ") of " << out.network_name
             << " on " << arch.name << ": " << levels << ", " << with_commas(arch.total_pes()) << " PEs, dataflow "
-            << dataflow << "\n"
-            << "problem: " << problem_line(problem) << "\n";
+            << out.dataflow << "\n"
+            << "problem: " << problem_line(out.problem) << "\n";
   if (args.mapping.empty()) {
     std::printf("search: %s, objective %s, %s evaluated, %s valid, %.2f s (%s evaluations/s)\n",
-                name_of(result.method_used), name_of(options.objective), with_commas(result.evaluated).c_str(),
-                with_commas(result.valid).c_str(), result.seconds, with_commas(static_cast<int64_t>(rate)).c_str());
+                name_of(result.method_used), name_of(out.options.objective), with_commas(result.evaluated).c_str(),
+                with_commas(result.valid).c_str(), result.seconds, with_commas(static_cast<int64_t>(out.rate)).c_str());
   } else {
     std::printf("mapping: pinned from %s (checked and evaluated; no search)\n", args.mapping.c_str());
   }
   std::fflush(stdout);
   std::cout << "\nmapping (outermost loop first):\n"
-            << nest << "\n"
+            << out.nest << "\n"
             << format_cost_tables(c, arch) << "\noutputs: " << (dir / "mapping.json").string() << ", "
             << (dir / "map_report.json").string() << "\n";
   return 0;

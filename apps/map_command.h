@@ -29,6 +29,7 @@ struct MapperArgs {
   int threads = 0;        // 0: every hardware thread (results do not depend on it)
   std::string dataflow;   // empty: the architecture's own
   std::vector<const CLI::Option*> options;  // the options above, to tell which were given
+  std::vector<std::string> given;           // callers without a command line (Python): names given
 
   // The first of these options given on the command line ("" when none).
   std::string first_given() const;
@@ -57,5 +58,29 @@ struct MapArgs {
 
 void add_map_command(CLI::App& app, MapArgs& args);
 int map_command(const MapArgs& args);  // returns the exit code
+
+// What `loom map` computes before printing or writing: the search (or the pinned mapping's
+// evaluation) and map_report.json's body. The Python bindings call it too.
+struct MapOutcome {
+  HierarchyConfig arch;
+  Layer layer;
+  std::string network_name;
+  Problem problem;
+  std::string dataflow;
+  SearchOptions options;
+  SearchResult result;
+  Json mapping_json, report;
+  std::string nest;
+  double rate = 0;  // evaluations per second
+};
+// The layer to map and the network it came from.
+struct ChosenLayer {
+  Layer layer;
+  std::string network_name, network_file;
+};
+// --layer is a workload file with one layer, or a layer name in --workload.
+ChosenLayer choose_layer(const MapArgs& args);
+// args.arch and args.layer are not read: `arch` and `chosen` are (the CLI loads them from them).
+MapOutcome map_one_layer(const MapArgs& args, const Architecture& arch, const ChosenLayer& chosen);
 
 }  // namespace loom

@@ -5,9 +5,12 @@
 // shipped CUDA kernels on the SIMT model (arch/simt/kernels/network_on_gpu.h).
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 
 #include "apps/map_command.h"
+#include "mapper/network_evaluation.h"
 
 namespace CLI { class App; }
 
@@ -25,5 +28,18 @@ struct RunArgs {
 
 void add_run_command(CLI::App& app, RunArgs& args);
 int run_command(const RunArgs& args);  // returns the exit code
+
+// What `loom run` computes, before anything is printed or written: the report.json body
+// (without its "summary", which write_run_files adds from `evaluation`), layers.csv, the
+// resolved config, the terminal table and its headline. The Python bindings call it too.
+struct RunOutcome {
+  Json report;
+  NetworkEvaluation evaluation;
+  std::string layers_csv, resolved_config;
+  std::string table, headline;
+};
+// `progress(done, total)` is called per layer (may be empty). InputError on bad options.
+RunOutcome run_network(const Architecture& arch, const Network& network, const RunArgs& args,
+                       const std::function<void(size_t, size_t)>& progress);
 
 }  // namespace loom

@@ -295,4 +295,13 @@ const AreaTable& default_area_table() {
   return table;
 }
 
+Json area_to_json(const AreaBreakdown& area) {
+  Json components = Json::object();
+  for (const auto& [name, mm2] : area.components_mm2) components[name] = mm2;
+  return {{"table", area.table},
+          {"technology_nm", area.technology_nm},
+          {"total_mm2", area.total_mm2()},
+          {"components_mm2", components}};
+}
+
 }  // namespace loom

@@ -101,4 +101,13 @@ RooflinePlacement roofline_placement(double flops, double dram_bytes, double sec
   return p;
 }
 
+Json roofs_to_json(const Roofs& roofs) {
+  Json compute = Json::array(), bandwidth = Json::array();
+  for (const ComputeRoof& r : roofs.compute) compute.push_back({{"name", r.name}, {"flops_per_second", r.flops_per_second}});
+  for (const BandwidthRoof& r : roofs.bandwidth) {
+    bandwidth.push_back({{"level", r.level}, {"bytes_per_second", r.bytes_per_second}});
+  }
+  return {{"compute_roofs", compute}, {"bandwidth_roofs", bandwidth}};
+}
+
 }  // namespace loom

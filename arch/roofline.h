@@ -30,6 +30,8 @@ struct Roofs {
 };
 
 Roofs roofs_of(const Architecture& arch);
+// {"compute_roofs": [{name, flops_per_second}], "bandwidth_roofs": [{level, bytes_per_second}]}
+Json roofs_to_json(const Roofs& roofs);
 
 // Where one layer (or a whole network) sits: operational intensity against off-chip
 // traffic, what it achieved, and what the roofline allows at that intensity.

@@ -268,11 +268,6 @@ Json layer_json(const LayerEvaluation& l, const Roofs& roofs) {
 }  // namespace
 
 Json evaluation_to_json(const NetworkEvaluation& e) {
-  Json compute = Json::array(), bandwidth = Json::array();
-  for (const ComputeRoof& r : e.roofs.compute) compute.push_back({{"name", r.name}, {"flops_per_second", r.flops_per_second}});
-  for (const BandwidthRoof& r : e.roofs.bandwidth) {
-    bandwidth.push_back({{"level", r.level}, {"bytes_per_second", r.bytes_per_second}});
-  }
   Json components = Json::array(), levels = Json::array(), layers = Json::array();
   const LayerEvaluation totals = e.totals();
   for (const auto& [name, pj] : totals.energy_pj) components.push_back(name);
@@ -283,7 +278,7 @@ Json evaluation_to_json(const NetworkEvaluation& e) {
           {"workload", {{"name", e.workload_name}, {"file", e.workload_file}}},
           {"clock_hz", e.clock_hz},
           {"peak_macs_per_cycle", e.peak_macs_per_cycle},
-          {"roofline", {{"compute_roofs", compute}, {"bandwidth_roofs", bandwidth}}},
+          {"roofline", roofs_to_json(e.roofs)},
           {"energy_components", components},
           {"memory_levels", levels},
           {"layers", layers},

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <vector>
 
 // libsystemc references sc_main; loom has its own main() and drives the kernel through
 // run_until_idle(), so this entry point is never called.
@@ -16,6 +17,23 @@ void prepare_systemc() {
   setenv("SYSC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   // Starting the kernel with nothing scheduled is normal between jobs here.
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+}
+
+namespace {
+std::vector<void (*)()>& engine_builders() {
+  static std::vector<void (*)()> builders;
+  return builders;
+}
+}  // namespace
+
+void register_engine(void (*build)()) { engine_builders().push_back(build); }
+
+void build_all_engines() {
+  static bool built = false;
+  if (built) return;
+  built = true;  // before building: each builder's accessor calls back here
+  prepare_systemc();
+  for (void (*build)() : engine_builders()) build();
 }
 
 void run_until_idle() { sc_core::sc_start(); }

@@ -14,6 +14,13 @@ namespace loom::sim {
 // Call before constructing the first module: silences the banner and chatty warnings.
 void prepare_systemc();
 
+// SystemC admits no new module once simulation has started, yet one process may run
+// several models (a Python session runs a systolic array, then a GPU). So each engine
+// registers its builder here from a static initializer, and its accessor calls
+// build_all_engines() first: every linked engine exists before the first sc_start.
+void register_engine(void (*build)());
+void build_all_engines();
+
 // Runs the kernel until no event is pending.
 void run_until_idle();
 

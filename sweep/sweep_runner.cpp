@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "arch/area_model.h"
 #include "sim/error.h"
@@ -91,11 +92,11 @@ void check_area_constraint(const SweepSpec& spec, const DesignSpace& space, cons
 std::string request(int64_t index, Fidelity f) { return std::to_string(index) + " " + name_of(f); }
 
 // Runs `indices` at `fidelity` on the pool, appending each reply to `log`.
-bool evaluate_all(WorkerPool& pool, const std::vector<int64_t>& indices, Fidelity fidelity, PointLog& log,
+bool evaluate_all(const PointExecutor& execute, const std::vector<int64_t>& indices, Fidelity fidelity, PointLog& log,
                   const DesignSpace& space, Progress& progress, int64_t& done, const std::atomic<bool>& stop) {
   std::vector<std::string> requests;
   for (int64_t i : indices) requests.push_back(request(i, fidelity));
-  return pool.run(
+  return execute(
       requests,
       [&](size_t position, const std::string& reply, bool ok) {
         Json record;
@@ -158,6 +159,13 @@ void check_results_dir(const SweepRunOptions& o, const SweepSpec& spec) {
 
 }  // namespace
 
+std::string evaluate_point_request(const SweepSpec& spec, const DesignSpace& space, const std::string& request) {
+  const size_t space_at = request.find(' ');
+  const int64_t index = std::stoll(request.substr(0, space_at));
+  const Fidelity f = request.substr(space_at + 1) == "cycle" ? Fidelity::cycle : Fidelity::analytic;
+  return evaluate_point(spec, space, index, f).dump();
+}
+
 SweepOutcome run_sweep(const SweepRunOptions& o, const std::atomic<bool>& stop) {
   const SweepSpec spec = load_sweep_spec(o.spec_file);
   const DesignSpace space(spec);
@@ -186,12 +194,15 @@ SweepOutcome run_sweep(const SweepRunOptions& o, const std::atomic<bool>& stop) 
   };
   write_file_atomically((dir / "sweep.json").string(), manifest(false).dump(2) + "\n");
 
-  WorkerPool pool(o.jobs, [&](const std::string& line) {
-    const size_t space_at = line.find(' ');
-    const int64_t index = std::stoll(line.substr(0, space_at));
-    const Fidelity f = line.substr(space_at + 1) == "cycle" ? Fidelity::cycle : Fidelity::analytic;
-    return evaluate_point(spec, space, index, f).dump();
-  });
+  std::optional<WorkerPool> workers;
+  PointExecutor pool = o.executor;
+  if (!pool) {
+    workers.emplace(o.jobs, [&](const std::string& line) { return evaluate_point_request(spec, space, line); });
+    pool = [&](const std::vector<std::string>& requests, const WorkerPool::OnReply& on_reply,
+               const std::atomic<bool>& stop_flag, const std::function<void()>& tick) {
+      return workers->run(requests, on_reply, stop_flag, tick);
+    };
+  }
 
   int64_t done = 0;
   bool finished = true;

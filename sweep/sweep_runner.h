@@ -7,11 +7,20 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
+#include "sweep/design_space.h"
 #include "sweep/sweep_results.h"
+#include "sweep/worker_pool.h"
 
 namespace loom {
+
+// Runs a batch of point requests (lines of evaluate_point_request) and reports each reply
+// as it finishes; the contract of WorkerPool::run. The Python bindings' Dask client is one.
+using PointExecutor = std::function<bool(const std::vector<std::string>& requests, const WorkerPool::OnReply& on_reply,
+                                         const std::atomic<bool>& stop, const std::function<void()>& tick)>;
 
 struct SweepRunOptions {
   std::string spec_file;
@@ -20,6 +29,7 @@ struct SweepRunOptions {
   bool resume = false;
   ShardInfo shard;
   bool quiet = false;
+  PointExecutor executor;  // empty: `jobs` forked worker processes
 };
 
 struct SweepOutcome {
@@ -35,6 +45,10 @@ struct SweepOutcome {
 
 // Throws InputError for a bad spec, shard or results directory (before anything runs).
 SweepOutcome run_sweep(const SweepRunOptions& options, const std::atomic<bool>& stop);
+
+// One point request ("<index> <fidelity>") evaluated: the point's points.jsonl line. What
+// every worker runs, forked or remote.
+std::string evaluate_point_request(const SweepSpec& spec, const DesignSpace& space, const std::string& request);
 
 // "i/N" → ShardInfo; InputError (field --shard) unless 0 <= i < N.
 ShardInfo parse_shard(const std::string& text);

@@ -14,10 +14,17 @@ SystolicEngine::SystolicEngine(sc_core::sc_module_name name)
   dont_initialize();
 }
 
-SystolicEngine& systolic_engine() {
-  sim::prepare_systemc();
+namespace {
+SystolicEngine& the_systolic_engine() {
   static SystolicEngine engine("systolic");
   return engine;
+}
+const bool kRegistered = (sim::register_engine([] { the_systolic_engine(); }), true);
+}  // namespace
+
+SystolicEngine& systolic_engine() {
+  sim::build_all_engines();
+  return the_systolic_engine();
 }
 
 void SystolicEngine::configure(const SystolicConfig& c) {

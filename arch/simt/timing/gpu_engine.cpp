@@ -12,10 +12,17 @@ GpuEngine::GpuEngine(sc_core::sc_module_name name) : sc_core::sc_module(name) {
   dont_initialize();
 }
 
-GpuEngine& gpu_engine() {
-  sim::prepare_systemc();
+namespace {
+GpuEngine& the_gpu_engine() {
   static GpuEngine engine("simt_gpu");
   return engine;
+}
+const bool kRegistered = (sim::register_engine([] { the_gpu_engine(); }), true);
+}  // namespace
+
+GpuEngine& gpu_engine() {
+  sim::build_all_engines();
+  return the_gpu_engine();
 }
 
 GpuStats simulate_launch(const GpuConfig& config, WarpInstructionSource& source, const ProgressFn& progress) {
