@@ -54,11 +54,10 @@ def shipped_sweeps() -> list[str]:
 
 
 def _resolve(path: str | os.PathLike, folder: Path) -> str:
-    """A path as given when it exists; a bare shipped name as its file; else as given, so
-    the C++ loader reports the missing file in the CLI's words."""
+    """A bare name without a suffix ("v100") as the shipped file of that name; anything
+    else as given, so the C++ loader reports a missing file in the CLI's words. A bare
+    name wins over a file of that name in the working directory (files have suffixes)."""
     text = os.fspath(path)
-    if Path(text).exists():
-        return text
     shipped = folder / (text + ".json")
     if os.sep not in text and not Path(text).suffix and shipped.exists():
         return str(shipped)
@@ -162,9 +161,7 @@ def validate(arch: Any, measured: str | os.PathLike, *, budget_s: float = 120, k
              seed: int = 1, allow_device_mismatch: bool = False) -> dict:
     """`loom validate`: every launch a measurement file records (validate/data/), simulated
     on the GPU config and compared. Returns validation.json's contents."""
-    path = os.fspath(measured)
-    if not Path(path).exists() and (SOURCE_DIR / "validate" / "data" / (path + ".json")).exists():
-        path = str(SOURCE_DIR / "validate" / "data" / (path + ".json"))
+    path = _resolve(measured, SOURCE_DIR / "validate" / "data")
     return _loom.validate(load_architecture(arch), path, budget_s, list(kernels), seed, allow_device_mismatch)
 
 

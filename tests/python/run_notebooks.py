@@ -62,6 +62,7 @@ def run(path: Path, python_dir: Path, timeout: int) -> list[str]:
     env_path = os.pathsep.join([str(python_dir), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     os.environ["PYTHONPATH"] = env_path
     os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+    os.environ["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"  # the kernel's debugger notes on stderr
     with tempfile.TemporaryDirectory(prefix="loom-lab-") as scratch:
         os.environ["LOOM_LAB_SCRATCH"] = scratch
         client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
