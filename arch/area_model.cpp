@@ -1,5 +1,6 @@
 #include "arch/area_model.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "arch/architecture.h"
@@ -195,8 +196,14 @@ double node_of(const Architecture& arch, const AreaTable& t) {
 }  // namespace
 
 double AreaBreakdown::total_mm2() const {
+  // Summed smallest first, so the total depends on the components' values only, not on
+  // which component holds which: designs that swap two buffers' sizes get the very same
+  // area, and a Pareto front never keeps one of them on a last-bit difference.
+  std::vector<double> values;
+  for (const auto& [name, mm2] : components_mm2) values.push_back(mm2);
+  std::sort(values.begin(), values.end());
   double sum = 0;
-  for (const auto& [name, mm2] : components_mm2) sum += mm2;
+  for (double v : values) sum += v;
   return sum;
 }
 
