@@ -9,7 +9,6 @@ Reference: docs/python.md.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence

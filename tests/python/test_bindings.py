@@ -13,7 +13,6 @@ import signal
 import subprocess
 import tempfile
 import threading
-import time
 import unittest
 from pathlib import Path
 

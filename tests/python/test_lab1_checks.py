@@ -6,18 +6,14 @@ import sys
 import unittest
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "notebooks"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from lab_check_case import LabCheckCase  # noqa: E402
 import loom  # noqa: E402
 from lab_checks import lab1_roofline as lab  # noqa: E402
 
 
-class Lab1Checks(unittest.TestCase):
-    def assert_check(self, check, solution, wrong):
-        self.assertIs(check(solution), True)
-        self.assertIs(check(wrong), False)
-        self.assertIs(check(None), False)
-
+class Lab1Checks(LabCheckCase):
     def test_exercise_1_fp32_ridge(self):
         solution = lab.solution_1()
         self.assert_check(lab.check_1, solution, solution * 8)  # the fp16 tensor ridge is 8x higher

@@ -1,29 +1,18 @@
 """Lab 2's answer checks (notebooks/lab_checks/lab2_dataflows.py): each accepts its own
 solution, rejects a clearly wrong answer, and treats None as not answered."""
 
-import contextlib
-import io
 import math
 import sys
 import unittest
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "notebooks"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from lab_check_case import LabCheckCase, quietly  # noqa: E402
 from lab_checks import lab2_dataflows as lab  # noqa: E402
 
 
-def quietly(check, answer):
-    with contextlib.redirect_stdout(io.StringIO()):
-        return check(answer)
-
-
-class Lab2Checks(unittest.TestCase):
-    def assert_check(self, check, solution, wrong):
-        self.assertIs(quietly(check, solution), True)
-        self.assertIs(quietly(check, wrong), False)
-        self.assertIs(quietly(check, None), False)
-
+class Lab2Checks(LabCheckCase):
     def test_exercise_1_folds(self):
         solution = lab.solution_1()
         self.assertEqual(len(solution), 3)

@@ -6,18 +6,14 @@ import sys
 import unittest
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "notebooks"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from lab_check_case import LabCheckCase  # noqa: E402
 import loom  # noqa: E402
 from lab_checks import lab3_tensor_cores as lab  # noqa: E402
 
 
-class Lab3Checks(unittest.TestCase):
-    def assert_check(self, check, solution, wrong):
-        self.assertIs(check(solution), True)
-        self.assertIs(check(wrong), False)
-        self.assertIs(check(None), False)
-
+class Lab3Checks(LabCheckCase):
     def test_exercise_1_a100_tensor_flops_per_clock(self):
         solution = lab.solution_1()
         self.assert_check(lab.check_1, solution, solution * 2)  # two tensor cores per sub-core, as on Volta

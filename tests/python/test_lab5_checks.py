@@ -9,18 +9,14 @@ import tempfile
 import unittest
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "notebooks"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from lab_check_case import LabCheckCase  # noqa: E402
 import loom  # noqa: E402
 from lab_checks import lab5_validation as lab  # noqa: E402
 
 
-class Lab5Checks(unittest.TestCase):
-    def assert_check(self, check, solution, wrong):
-        self.assertIs(check(solution), True)
-        self.assertIs(check(wrong), False)
-        self.assertIs(check(None), False)
-
+class Lab5Checks(LabCheckCase):
     def test_exercise_1_latency_mape(self):
         solution = lab.solution_1()
         self.assertGreater(solution, 0)

@@ -1,28 +1,17 @@
 """Lab 6's answer checks (notebooks/lab_checks/lab6_dse.py): each accepts its own
 solution, rejects a clearly wrong answer, and treats None as not answered."""
 
-import contextlib
-import io
 import sys
 import unittest
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "notebooks"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from lab_check_case import LabCheckCase, quietly  # noqa: E402
 from lab_checks import lab6_dse as lab  # noqa: E402
 
 
-def quietly(check, answer):
-    with contextlib.redirect_stdout(io.StringIO()):
-        return check(answer)
-
-
-class Lab6Checks(unittest.TestCase):
-    def assert_check(self, check, solution, wrong):
-        self.assertIs(quietly(check, solution), True)
-        self.assertIs(quietly(check, wrong), False)
-        self.assertIs(quietly(check, None), False)
-
+class Lab6Checks(LabCheckCase):
     def test_the_sweep_ran_complete(self):
         result = lab.sweep_result()
         self.assertTrue(result.manifest["complete"])
