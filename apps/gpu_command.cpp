@@ -101,7 +101,12 @@ void read_launch_file(GpuArgs& args) {
 
 }  // namespace
 
-GpuLaunchOutcome run_gpu_launch(const GpuArgs& args, const simt::GpuConfig& config) {
+GpuLaunchOutcome run_gpu_launch(const GpuArgs& args, const Architecture& arch) {
+  if (!arch.is_gpu()) {
+    throw InputError(arch.source_file(), "kind", "a \"kind\": \"gpu\" architecture for `loom gpu`; this one is " +
+                                                     std::string(arch.is_hierarchy() ? "a hierarchy" : "a systolic array"));
+  }
+  const simt::GpuConfig& config = arch.gpu();
 
   const bool shipped = simt::is_catalog_kernel(args.kernel);
   simt::LaunchRecipe recipe;
@@ -167,12 +172,8 @@ int gpu_command(GpuArgs args) {
   if (args.arch.empty()) throw InputError("", "--arch", "a GPU config, e.g. --arch configs/v100.json");
   if (args.kernel.empty()) throw InputError("", "--kernel", "a shipped kernel name (see loom gpu --list) or a .ptx file");
   const Architecture arch = load_architecture(args.arch);
-  if (!arch.is_gpu()) {
-    throw InputError(args.arch, "kind", "a \"kind\": \"gpu\" architecture for `loom gpu`; this one is " +
-                                            std::string(arch.is_hierarchy() ? "a hierarchy" : "a systolic array"));
-  }
+  const GpuLaunchOutcome outcome = run_gpu_launch(args, arch);
   const simt::GpuConfig& config = arch.gpu();
-  const GpuLaunchOutcome outcome = run_gpu_launch(args, config);
   const simt::GpuStats& stats = outcome.stats;
 
   make_output_dir(args.out);

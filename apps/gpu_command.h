@@ -9,6 +9,7 @@
 #include <string>
 
 #include "apps/gpu_report.h"
+#include "arch/architecture.h"
 
 namespace CLI { class App; }
 
@@ -31,10 +32,10 @@ struct GpuArgs {
 
 void add_gpu_command(CLI::App& app, GpuArgs& args);
 
-// One launch (args.kernel with args.sizes, or a custom .ptx) on `config`, simulated and
-// priced, its outputs checked against the CPU reference; nothing printed or written. The
-// Python bindings call it too.
-GpuLaunchOutcome run_gpu_launch(const GpuArgs& args, const simt::GpuConfig& config);
+// One launch (args.kernel with args.sizes, or a custom .ptx) on `arch`, simulated and
+// priced, its outputs checked against the CPU reference; nothing printed or written.
+// InputError unless `arch` is a GPU. The Python bindings call it too.
+GpuLaunchOutcome run_gpu_launch(const GpuArgs& args, const Architecture& arch);
 int gpu_command(GpuArgs args);  // returns the exit code
 
 }  // namespace loom

@@ -104,18 +104,6 @@ Network load_network_or_default(const std::string& path) {
   return parse_network_json(Json::parse(embedded_file("default_workload")), "<embedded>:resnet50");
 }
 
-namespace {
-
-std::string some_layer_names(const Network& net) {
-  const size_t shown = std::min<size_t>(net.layers.size(), 8);
-  std::string s;
-  for (size_t i = 0; i < shown; ++i) s += (i ? ", " : "") + net.layers[i].name;
-  if (net.layers.size() > shown) s += ", ... (" + std::to_string(net.layers.size() - shown) + " more)";
-  return s;
-}
-
-}  // namespace
-
 // --layer is a workload file with one layer, or a layer name in --workload.
 ChosenLayer choose_layer(const MapArgs& args) {
   namespace fs = std::filesystem;
@@ -125,7 +113,7 @@ ChosenLayer choose_layer(const MapArgs& args) {
     if (net.layers.size() != 1) {
       throw InputError(args.layer, "--layer",
                        "a workload file given as --layer must hold exactly one layer, this one has " +
-                           std::to_string(net.layers.size()) + " (" + some_layer_names(net) +
+                           std::to_string(net.layers.size()) + " (" + layer_name_preview(net) +
                            "); to pick one, pass --workload " + args.layer + " --layer NAME");
     }
     return {net.layers[0], net.name, net.source_file};
@@ -138,7 +126,7 @@ ChosenLayer choose_layer(const MapArgs& args) {
       ext == ".json" || ext == ".csv" ? "; nor is it a workload file: no such file" : "";
   throw InputError(net.source_file, "--layer",
                    "no layer named '" + args.layer + "' in " + net.name + " (" + std::to_string(net.layers.size()) +
-                       " layers: " + some_layer_names(net) + ")" + not_a_file);
+                       " layers: " + layer_name_preview(net) + ")" + not_a_file);
 }
 
 namespace {
@@ -181,8 +169,7 @@ MapOutcome map_one_layer(const MapArgs& args, const Architecture& loaded, const 
   out.arch = as_hierarchy(loaded);
   const HierarchyConfig& arch = out.arch;
   check_level_names_for_reports(arch);
-  out.layer = chosen.layer;
-  out.network_name = chosen.network_name;
+  out.chosen = chosen;
   out.problem = problem_of(chosen.layer, arch.im2col);
   const Problem& problem = out.problem;
   out.dataflow = dataflow_of(args.mapper, arch);
@@ -261,13 +248,13 @@ int map_command(const MapArgs& args) {
   const Cost& c = result.cost;
   if (args.quiet) {
     const std::string unit = arch.energy_unit.substr(0, arch.energy_unit.find(' '));
-    std::printf("%s: %s cycles, %.6g %s, EDP %.6g, utilization %.1f%%\n", out.layer.name.c_str(),
+    std::printf("%s: %s cycles, %.6g %s, EDP %.6g, utilization %.1f%%\n", out.chosen.layer.name.c_str(),
                 with_commas(c.cycles).c_str(), c.energy_pj, unit.c_str(), c.edp(), 100.0 * c.utilization);
     return 0;
   }
   std::string levels;
   for (const StorageLevel& l : arch.levels) levels += (levels.empty() ? "" : " -> ") + l.name;
-  std::cout << "layer " << out.layer.name << " (" << out.layer.kind_name() << ") of " << out.network_name
+  std::cout << "layer " << out.chosen.layer.name << " (" << out.chosen.layer.kind_name() << ") of " << out.chosen.network_name
             << " on " << arch.name << ": " << levels << ", " << with_commas(arch.total_pes()) << " PEs, dataflow "
             << out.dataflow << "\n"
             << "problem: " << problem_line(out.problem) << "\n";

@@ -59,12 +59,17 @@ struct MapArgs {
 void add_map_command(CLI::App& app, MapArgs& args);
 int map_command(const MapArgs& args);  // returns the exit code
 
+// The layer to map and the network it came from.
+struct ChosenLayer {
+  Layer layer;
+  std::string network_name, network_file;
+};
+
 // What `loom map` computes before printing or writing: the search (or the pinned mapping's
 // evaluation) and map_report.json's body. The Python bindings call it too.
 struct MapOutcome {
   HierarchyConfig arch;
-  Layer layer;
-  std::string network_name;
+  ChosenLayer chosen;
   Problem problem;
   std::string dataflow;
   SearchOptions options;
@@ -72,11 +77,6 @@ struct MapOutcome {
   Json mapping_json, report;
   std::string nest;
   double rate = 0;  // evaluations per second
-};
-// The layer to map and the network it came from.
-struct ChosenLayer {
-  Layer layer;
-  std::string network_name, network_file;
 };
 // --layer is a workload file with one layer, or a layer name in --workload.
 ChosenLayer choose_layer(const MapArgs& args);

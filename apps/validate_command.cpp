@@ -34,18 +34,24 @@ void add_validate_command(CLI::App& app, ValidateArgs& args) {
   v->add_flag("-q,--quiet", args.quiet, "No progress lines");
 }
 
+validate::ValidationReport validate_gpu_model(const Architecture& arch, const std::string& measured_file,
+                                             const validate::ValidationOptions& options) {
+  if (!arch.is_gpu()) {
+    throw InputError(arch.source_file(), "kind",
+                     "a \"kind\": \"gpu\" config (loom validate compares the SIMT GPU model)");
+  }
+  return validate::run_validation(arch.gpu(), validate::load_measurements(measured_file), options);
+}
+
 int validate_command(const ValidateArgs& args) {
   const Architecture arch = load_architecture(args.arch);
-  if (!arch.is_gpu())
-    throw InputError(args.arch, "kind", "a \"kind\": \"gpu\" config (loom validate compares the SIMT GPU model)");
-  const validate::MeasurementFile measured = validate::load_measurements(args.measured);
   validate::ValidationOptions options;
   options.budget_s = args.budget_s;
   options.allow_device_mismatch = args.allow_device_mismatch;
   options.seed = args.seed;
   if (!args.kernels.empty()) options.kernels = split_trimmed(args.kernels, ',');
   if (!args.quiet) options.progress = [](const std::string& line) { std::fprintf(stderr, "  simulated %s\n", line.c_str()); };
-  const validate::ValidationReport report = validate::run_validation(arch.gpu(), measured, options);
+  const validate::ValidationReport report = validate_gpu_model(arch, args.measured, options);
 
   std::filesystem::create_directories(args.out);
   write_file_atomically(args.out + "/validation.json", validation_to_json(report).dump(2) + "\n");

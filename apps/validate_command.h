@@ -7,6 +7,9 @@
 
 #include <string>
 
+#include "arch/architecture.h"
+#include "validate/comparison.h"
+
 namespace CLI { class App; }
 
 namespace loom {
@@ -25,5 +28,10 @@ struct ValidateArgs {
 
 void add_validate_command(CLI::App& app, ValidateArgs& args);
 int validate_command(const ValidateArgs& args);
+
+// The comparison `loom validate` prints: every launch in `measured_file` simulated on `arch`.
+// InputError unless `arch` is a GPU, or for a bad measurement file. The bindings call it too.
+validate::ValidationReport validate_gpu_model(const Architecture& arch, const std::string& measured_file,
+                                             const validate::ValidationOptions& options);
 
 }  // namespace loom

@@ -12,6 +12,16 @@ const std::string& Architecture::name() const {
   return is_hierarchy() ? hierarchy().name : systolic().name;
 }
 
+const char* Architecture::kind_name() const {
+  if (is_gpu()) return "gpu";
+  return is_hierarchy() ? "hierarchy" : "systolic";
+}
+
+const std::string& Architecture::source_file() const {
+  if (is_gpu()) return gpu().source_file;
+  return is_hierarchy() ? hierarchy().source_file : systolic().source_file;
+}
+
 Json Architecture::to_json() const {
   if (is_gpu()) return simt::gpu_config_to_json(gpu());
   return is_hierarchy() ? hierarchy().to_json() : systolic().to_json();

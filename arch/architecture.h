@@ -22,6 +22,8 @@ struct Architecture {
   const SystolicConfig& systolic() const { return std::get<SystolicConfig>(config); }
   const HierarchyConfig& hierarchy() const { return std::get<HierarchyConfig>(config); }
   const std::string& name() const;
+  const char* kind_name() const;           // "systolic", "hierarchy" or "gpu"
+  const std::string& source_file() const;  // the file it was loaded from
   Json to_json() const;  // the fully resolved config (resolved_config.json)
 };
 

@@ -73,9 +73,9 @@ struct AreaTable {
 // the architecture's node: a GPU config's technology_nm; a systolic/hierarchy config's
 // energy table node (EnergyTable::technology_nm()) unless it gives none (then the table's).
 AreaBreakdown area_of(const Architecture& arch);
+AreaBreakdown area_of(const Architecture& arch, const AreaTable& table);
 // {"table", "technology_nm", "total_mm2", "components_mm2": {name: mm2}}
 Json area_to_json(const AreaBreakdown& area);
-AreaBreakdown area_of(const Architecture& arch, const AreaTable& table);
 
 // `area` moved to another node: every component x (target_nm / area.technology_nm)^2.
 AreaBreakdown scale_area(const AreaBreakdown& area, double target_nm);

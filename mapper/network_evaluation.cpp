@@ -163,13 +163,12 @@ int64_t gpu_peak_macs_per_cycle(const simt::GpuConfig& g, simt::GpuPrecision p) 
 
 namespace {
 
-NetworkEvaluation evaluation_header(const Architecture& arch, const std::string& kind, const std::string& file,
-                                    double clock_hz, int64_t peak_macs_per_cycle, const Network& network,
+NetworkEvaluation evaluation_header(const Architecture& arch, double clock_hz, int64_t peak_macs_per_cycle, const Network& network,
                                     Fidelity fidelity) {
   NetworkEvaluation out;
   out.arch_name = arch.name();
-  out.arch_kind = kind;
-  out.arch_file = file;
+  out.arch_kind = arch.kind_name();
+  out.arch_file = arch.source_file();
   out.clock_hz = clock_hz;
   out.peak_macs_per_cycle = peak_macs_per_cycle;
   out.workload_name = network.name;
@@ -184,7 +183,7 @@ NetworkEvaluation evaluation_header(const Architecture& arch, const std::string&
 NetworkEvaluation systolic_evaluation(const NetworkResult& result, const SystolicConfig& c, const Network& network,
                                       Fidelity fidelity) {
   NetworkEvaluation out =
-      evaluation_header(Architecture{c}, "systolic", c.source_file, c.clock_hz, c.rows * c.cols, network, fidelity);
+      evaluation_header(Architecture{c}, c.clock_hz, c.rows * c.cols, network, fidelity);
   add_systolic_layers(result, c, out);
   return out;
 }
@@ -192,7 +191,7 @@ NetworkEvaluation systolic_evaluation(const NetworkResult& result, const Systoli
 NetworkEvaluation hierarchy_evaluation(const std::vector<LayerMapping>& layers, const HierarchyConfig& h,
                                        const Network& network) {
   // The cost model is the hierarchy's only model.
-  NetworkEvaluation out = evaluation_header(Architecture{h}, "hierarchy", h.source_file, h.clock_hz, h.total_pes(),
+  NetworkEvaluation out = evaluation_header(Architecture{h}, h.clock_hz, h.total_pes(),
                                             network, Fidelity::analytic);
   add_hierarchy_layers(layers, h, out);
   return out;
@@ -200,7 +199,7 @@ NetworkEvaluation hierarchy_evaluation(const std::vector<LayerMapping>& layers, 
 
 NetworkEvaluation gpu_evaluation(const std::vector<simt::GpuLayerRun>& runs, const simt::GpuConfig& g,
                                  simt::GpuPrecision precision, const Network& network) {
-  NetworkEvaluation out = evaluation_header(Architecture{g}, "gpu", g.source_file, g.clock_hz,
+  NetworkEvaluation out = evaluation_header(Architecture{g}, g.clock_hz,
                                             gpu_peak_macs_per_cycle(g, precision), network, Fidelity::cycle);
   for (const simt::GpuLayerRun& run : runs) add_gpu_layer(*run.layer, run.stats, run.energy, g, out);
   return out;
@@ -213,7 +212,7 @@ NetworkEvaluation evaluate_network(const Architecture& arch, const Network& netw
     const simt::GpuPrecision precision =
         options.gpu_precision == "fp32" ? simt::GpuPrecision::fp32 : simt::GpuPrecision::fp16;
     if (fidelity == Fidelity::cycle) return gpu_evaluation(simt::run_network_on_gpu(network, g, precision), g, precision, network);
-    NetworkEvaluation out = evaluation_header(arch, "gpu", g.source_file, g.clock_hz,
+    NetworkEvaluation out = evaluation_header(arch, g.clock_hz,
                                               gpu_peak_macs_per_cycle(g, precision), network, Fidelity::analytic);
     for (const simt::GpuLayerEstimate& est : simt::estimate_network_on_gpu(network, g, precision)) {
       add_gpu_layer(*est.layer, est.stats, est.energy, g, out);

@@ -1,5 +1,6 @@
 #include "workloads/network.h"
 
+#include <algorithm>
 #include <set>
 
 #include "sim/error.h"
@@ -11,6 +12,14 @@ int64_t Network::total_macs() const {
   int64_t total = 0;
   for (const Layer& l : layers) total += l.macs();
   return total;
+}
+
+std::string layer_name_preview(const Network& net, size_t shown) {
+  shown = std::min(net.layers.size(), shown);
+  std::string s;
+  for (size_t i = 0; i < shown; ++i) s += (i ? ", " : "") + net.layers[i].name;
+  if (net.layers.size() > shown) s += ", ... (" + std::to_string(net.layers.size() - shown) + " more)";
+  return s;
 }
 
 namespace {

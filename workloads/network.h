@@ -2,6 +2,7 @@
 // network files (docs/workload-schema.md) or SCALE-Sim topology CSV files.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ struct Network {
 
   int64_t total_macs() const;
 };
+
+// "a, b, c, ... (N more)": the first `shown` layer names, for errors that list choices.
+std::string layer_name_preview(const Network& net, size_t shown = 8);
 
 // Dispatches on the extension: .json (loom) or .csv (SCALE-Sim topology).
 Network load_workload(const std::string& path);

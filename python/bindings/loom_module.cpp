@@ -15,6 +15,7 @@
 #include "apps/map_command.h"
 #include "apps/report_command.h"
 #include "apps/run_command.h"
+#include "apps/validate_command.h"
 #include "apps/validate_report.h"
 #include "arch/area_model.h"
 #include "arch/architecture.h"
@@ -25,8 +26,6 @@
 #include "python/bindings/simulation_lock.h"
 #include "python/bindings/sweep_bindings.h"
 #include "sim/error.h"
-#include "validate/comparison.h"
-#include "validate/measurements.h"
 
 namespace py = pybind11;
 
@@ -39,16 +38,6 @@ std::mutex& simulation_lock() {
 
 namespace {
 
-const char* kind_of(const Architecture& a) {
-  if (a.is_gpu()) return "gpu";
-  return a.is_hierarchy() ? "hierarchy" : "systolic";
-}
-
-const std::string& file_of(const Architecture& a) {
-  if (a.is_gpu()) return a.gpu().source_file;
-  return a.is_hierarchy() ? a.hierarchy().source_file : a.systolic().source_file;
-}
-
 // The named layers of `network`, in the order asked; InputError naming the missing one.
 Network subset(const Network& network, const std::vector<std::string>& names) {
   Network out = network;
@@ -57,12 +46,9 @@ Network subset(const Network& network, const std::vector<std::string>& names) {
     const auto it = std::find_if(network.layers.begin(), network.layers.end(),
                                  [&](const Layer& l) { return l.name == name; });
     if (it == network.layers.end()) {
-      std::string known;
-      for (size_t i = 0; i < network.layers.size() && i < 8; ++i) known += (i ? ", " : "") + network.layers[i].name;
-      if (network.layers.size() > 8) known += ", ...";
       throw InputError(network.source_file, "layers",
                        "a layer name of " + network.name + "; there is no layer '" + name + "' (" +
-                           std::to_string(network.layers.size()) + " layers: " + known + ")");
+                           std::to_string(network.layers.size()) + " layers: " + layer_name_preview(network) + ")");
     }
     out.layers.push_back(*it);
   }
@@ -128,10 +114,6 @@ Json map_layer_py(const Architecture& arch, const Network& network, const std::s
 
 Json gpu_kernel(const Architecture& arch, const std::string& kernel, const std::map<std::string, int64_t>& sizes,
                 uint64_t seed, int registers, bool check) {
-  if (!arch.is_gpu()) {
-    throw InputError(file_of(arch), "kind", std::string("a \"kind\": \"gpu\" architecture for gpu_kernel; this one is ") +
-                                                (arch.is_hierarchy() ? "a hierarchy" : "a systolic array"));
-  }
   GpuArgs args;
   args.kernel = kernel;
   if (simt::is_catalog_kernel(kernel)) args.sizes = simt::format_size_list(kernel, sizes);
@@ -141,7 +123,7 @@ Json gpu_kernel(const Architecture& arch, const std::string& kernel, const std::
   args.quiet = true;
   py::gil_scoped_release release;
   std::lock_guard<std::mutex> lock(simulation_lock());
-  const GpuLaunchOutcome outcome = run_gpu_launch(args, arch.gpu());
+  const GpuLaunchOutcome outcome = run_gpu_launch(args, arch);
   return gpu_launch_to_json(outcome, arch.gpu());
 }
 
@@ -157,10 +139,6 @@ Json kernels() {
 
 Json validate_gpu(const Architecture& arch, const std::string& measured_file, double budget_s,
                   const std::vector<std::string>& kernel_names, uint64_t seed, bool allow_device_mismatch) {
-  if (!arch.is_gpu()) {
-    throw InputError(file_of(arch), "kind", "a \"kind\": \"gpu\" config (validation compares the SIMT GPU model)");
-  }
-  const validate::MeasurementFile measured = validate::load_measurements(measured_file);
   validate::ValidationOptions options;
   options.budget_s = budget_s;
   options.kernels = kernel_names;
@@ -168,7 +146,7 @@ Json validate_gpu(const Architecture& arch, const std::string& measured_file, do
   options.allow_device_mismatch = allow_device_mismatch;
   py::gil_scoped_release release;
   std::lock_guard<std::mutex> lock(simulation_lock());
-  return validation_to_json(validate::run_validation(arch.gpu(), measured, options));
+  return validation_to_json(validate_gpu_model(arch, measured_file, options));
 }
 
 }  // namespace
@@ -198,15 +176,15 @@ PYBIND11_MODULE(_loom, m) {
 
   py::class_<Architecture>(m, "Architecture", "An architecture of any kind: systolic, hierarchy or gpu")
       .def_property_readonly("name", &Architecture::name)
-      .def_property_readonly("kind", &kind_of)
-      .def_property_readonly("file", &file_of)
+      .def_property_readonly("kind", &Architecture::kind_name)
+      .def_property_readonly("file", &Architecture::source_file)
       .def("to_dict", &Architecture::to_json, "The fully resolved config (as resolved_config.json)")
       .def("roofs", [](const Architecture& a) { return roofs_to_json(roofs_of(a)); },
            "Compute roofs (FLOP/s) and bandwidth roofs (bytes/s) per memory level")
       .def("area", [](const Architecture& a) { return area_to_json(area_of(a)); },
            "First-order silicon area by component (docs/area-model.md)")
       .def("__repr__", [](const Architecture& a) {
-        return "<loom.Architecture " + a.name() + " (" + kind_of(a) + ", " + file_of(a) + ")>";
+        return "<loom.Architecture " + a.name() + " (" + a.kind_name() + ", " + a.source_file() + ")>";
       });
   m.def("load_architecture", &load_architecture, py::arg("path"));
   m.def("parse_architecture", &parse_architecture, py::arg("json"), py::arg("file"), py::arg("base_dir"));
