@@ -13,6 +13,7 @@
 #include "apps/roofline_command.h"
 #include "apps/run_command.h"
 #include "apps/sweep_command.h"
+#include "apps/train_command.h"
 #include "apps/validate_command.h"
 #include "sim/error.h"
 
@@ -45,6 +46,8 @@ int main(int argc, char** argv) {
   loom::add_report_command(app, report_args);
   loom::RooflineArgs roofline_args;
   loom::add_roofline_command(app, roofline_args);
+  loom::TrainArgs train_args;
+  loom::add_train_command(app, train_args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -62,6 +65,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("merge")) return loom::merge_command(merge_args);
     if (app.got_subcommand("report")) return loom::report_command(report_args);
     if (app.got_subcommand("roofline")) return loom::roofline_command(roofline_args);
+    if (app.got_subcommand("train")) return loom::train_command(train_args);
   } catch (const loom::InputError& e) {
     std::fprintf(stderr, "loom: error: %s\n", e.what());
     return 2;

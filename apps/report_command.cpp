@@ -58,6 +58,10 @@ std::string write_report_html(const std::string& dir) {
     throw InputError(dir, "RESULT_DIR", "a result directory of loom run (report.json) or loom sweep (sweep.json)");
   }
   const Json doc = load_json_file(report);
+  if (doc.is_object() && doc.value("kind", "") == "train") {
+    throw InputError(report, "kind", "a `loom run` report: `loom train` writes its own report.html next to this "
+                                     "report.json (run loom train again to redraw it)");
+  }
   if (!doc.is_object() || !doc.contains("summary")) {
     throw InputError(report, "summary", "a report.json written by this loom version (it has no \"summary\"; run again)");
   }

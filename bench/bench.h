@@ -21,3 +21,7 @@ int bench_gpu(const std::vector<std::string>& args);
 // Sweeps: the 1,000-point systolic ResNet-50 grid on the analytic model with -j 1 and -j 2,
 // and with its front re-simulated at cycle level. No arguments.
 int bench_sweep(const std::vector<std::string>& args);
+
+// Training: the full `loom train` estimate of ResNet-50 on a DGX-1 (8 V100s) with every
+// parallelism, timed end to end. Arguments: [REPEATS] (default 3).
+int bench_train(const std::vector<std::string>& args);

@@ -20,6 +20,7 @@ constexpr Bench kBenches[] = {
     {"resnet50", bench_resnet50, "ResNet-50 at cycle level on the 128x128 WS array; cycle vs PE-level model"},
     {"mapper", bench_mapper, "cost-model evaluations/s; mapping ResNet-50 onto the Eyeriss-like config"},
     {"sweep", bench_sweep, "1,000-point systolic grid over ResNet-50 (analytic) with -j 1 and -j 2; front re-simulation"},
+    {"train", bench_train, "loom train estimate of ResNet-50 on 8 V100s (DGX-1), data/tensor/pipeline parallel"},
     {"gpu", bench_gpu, "SIMT model warp instructions/s and cycles/s, WMMA and tiled GEMM 1024^3 on the V100 config"},
 };
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Generates the reference networks in workloads/networks/ (loom-network/1 JSON).
 
-Only the layers that multiply-accumulate are modelled: convolutions and fully-connected /
-GEMM layers. Pooling, normalisation, activations, residual additions and softmax are
-skipped, but their effect on spatial size is tracked so every conv gets its real input.
+Only the layers that multiply-accumulate are layers: convolutions and fully-connected /
+GEMM layers. Bias, normalisation, activations, residual additions, softmax and dropout are
+listed as each layer's "post_ops" (applied in order to its output; training steps cost
+them, inference runs skip them). Pooling is skipped, but its effect on spatial size is
+tracked so every conv gets its real input.
 
 Deterministic: run it again and the files are byte-identical. Standard library only.
 Usage: python3 scripts/gen_networks.py [output_dir]
@@ -21,7 +23,16 @@ def conv_out(hw, kernel, stride=1, padding=0):
     return (hw + 2 * padding - kernel) // stride + 1
 
 
-def conv(name, input_hw, in_ch, out_ch, kernel, stride=1, padding=0, comment=None):
+def finish(layer, post_ops, comment):
+    """Appends the optional keys in file order: post_ops, then comment."""
+    if post_ops:
+        layer["post_ops"] = list(post_ops)
+    if comment:
+        layer["comment"] = comment
+    return layer
+
+
+def conv(name, input_hw, in_ch, out_ch, kernel, stride=1, padding=0, post_ops=(), comment=None):
     layer = {"name": name, "type": "conv2d", "input_hw": input_hw, "in_channels": in_ch,
              "out_channels": out_ch, "kernel": kernel}
     # Defaults (stride 1, padding 0) are left out so the files stay readable.
@@ -29,32 +40,34 @@ def conv(name, input_hw, in_ch, out_ch, kernel, stride=1, padding=0, comment=Non
         layer["stride"] = stride
     if padding != 0:
         layer["padding"] = padding
-    if comment:
-        layer["comment"] = comment
-    return layer
+    return finish(layer, post_ops, comment)
 
 
-def depthwise(name, input_hw, channels, kernel, stride=1, padding=0):
+def depthwise(name, input_hw, channels, kernel, stride=1, padding=0, post_ops=()):
     layer = conv(name, input_hw, channels, channels, kernel, stride, padding)
     layer["type"] = "depthwise_conv2d"
     layer["groups"] = channels
-    return layer
+    return finish(layer, post_ops, None)
 
 
-def fc(name, in_features, out_features, comment=None):
+def fc(name, in_features, out_features, post_ops=(), comment=None):
     layer = {"name": name, "type": "fc", "in_features": in_features, "out_features": out_features}
-    if comment:
-        layer["comment"] = comment
-    return layer
+    return finish(layer, post_ops, comment)
 
 
-def gemm(name, m, n, k, groups=1, comment=None):
+def gemm(name, m, n, k, groups=1, post_ops=(), comment=None):
     layer = {"name": name, "type": "gemm", "m": m, "n": n, "k": k}
     if groups != 1:
         layer["groups"] = groups
-    if comment:
-        layer["comment"] = comment
-    return layer
+    return finish(layer, post_ops, comment)
+
+
+# Post-op lists (docs/workload-schema.md, "post_ops").
+BIAS = ["bias"]
+BIAS_RELU = ["bias", "relu"]
+BIAS_RELU_DROPOUT = ["bias", "relu", "dropout"]
+BN = ["batchnorm"]
+BN_RELU = ["batchnorm", "relu"]
 
 
 def network(name, source, description, layers):
@@ -68,15 +81,17 @@ def lenet5():
         "LeCun, Bottou, Bengio, Haffner, 'Gradient-based learning applied to document "
         "recognition', Proc. IEEE 86(11), 1998, Section II.B",
         "LeNet-5 on a 32x32x1 input. Subsampling layers S2 and S4 are not modelled (no MACs "
-        "on the array); their 2x2 halving is applied to the next layer's input.",
+        "on the array); their 2x2 halving is applied to the next layer's input. Activations "
+        "are modelled as ReLU (the paper's scaled tanh costs the same traffic).",
         [
-            conv("C1", 32, 1, 6, 5),                                   # -> 28x28x6, S2 -> 14
-            conv("C3", 14, 6, 16, 5, comment=(
+            conv("C1", 32, 1, 6, 5, post_ops=BIAS_RELU),               # -> 28x28x6, S2 -> 14
+            conv("C3", 14, 6, 16, 5, post_ops=BIAS_RELU, comment=(
                 "full connection 6->16; the paper connects each C3 map to a subset of the S2 "
                 "maps (Table I, 60 of 96 pairs), so this over-counts C3 MACs by 96/60")),
-            conv("C5", 5, 16, 120, 5, comment="5x5 conv on the 5x5 S4 output, i.e. fc 400->120"),
-            fc("F6", 120, 84),
-            fc("output", 84, 10, comment=(
+            conv("C5", 5, 16, 120, 5, post_ops=BIAS_RELU,
+                 comment="5x5 conv on the 5x5 S4 output, i.e. fc 400->120"),
+            fc("F6", 120, 84, post_ops=BIAS_RELU),
+            fc("output", 84, 10, post_ops=BIAS, comment=(
                 "the paper's output layer is 10 Euclidean RBF units over F6; the same 84x10 "
                 "multiply-accumulates as an fc layer")),
         ])
@@ -91,17 +106,18 @@ def alexnet():
         "neural networks', NIPS 2012; shapes of the one-tower torchvision variant "
         "(torchvision.models.alexnet, after Krizhevsky 'One weird trick', arXiv:1404.5997), "
         "not the paper's two-GPU grouped variant",
-        "torchvision AlexNet at 224x224x3: 5 conv + 3 fc. Pooling, LRN and dropout are "
-        "not modelled.",
+        "torchvision AlexNet at 224x224x3: 5 conv + 3 fc, with bias, ReLU and dropout as "
+        "post_ops (torchvision drops out the inputs of fc6 and fc7; here the outputs of fc6 "
+        "and fc7). Pooling is not modelled.",
         [
-            conv("conv1", 224, 3, 64, 11, stride=4, padding=2),
-            conv("conv2", 27, 64, 192, 5, padding=2),
-            conv("conv3", 13, 192, 384, 3, padding=1),
-            conv("conv4", 13, 384, 256, 3, padding=1),
-            conv("conv5", 13, 256, 256, 3, padding=1),
-            fc("fc6", 256 * 6 * 6, 4096),
-            fc("fc7", 4096, 4096),
-            fc("fc8", 4096, 1000),
+            conv("conv1", 224, 3, 64, 11, stride=4, padding=2, post_ops=BIAS_RELU),
+            conv("conv2", 27, 64, 192, 5, padding=2, post_ops=BIAS_RELU),
+            conv("conv3", 13, 192, 384, 3, padding=1, post_ops=BIAS_RELU),
+            conv("conv4", 13, 384, 256, 3, padding=1, post_ops=BIAS_RELU),
+            conv("conv5", 13, 256, 256, 3, padding=1, post_ops=BIAS_RELU),
+            fc("fc6", 256 * 6 * 6, 4096, post_ops=BIAS_RELU_DROPOUT),
+            fc("fc7", 4096, 4096, post_ops=BIAS_RELU_DROPOUT),
+            fc("fc8", 4096, 1000, post_ops=BIAS),
         ])
 
 
@@ -111,22 +127,26 @@ def vgg16():
     # Config D: five stages of 3x3/p1 convs, each followed by a 2x2/2 max pool.
     for stage, (out_ch, count) in enumerate([(64, 2), (128, 2), (256, 3), (512, 3), (512, 3)], 1):
         for i in range(1, count + 1):
-            layers.append(conv(f"conv{stage}_{i}", hw, in_ch, out_ch, 3, padding=1))
+            layers.append(conv(f"conv{stage}_{i}", hw, in_ch, out_ch, 3, padding=1,
+                               post_ops=BIAS_RELU))
             in_ch = out_ch
         hw //= 2
     assert hw == 7
-    layers += [fc("fc6", 512 * 7 * 7, 4096), fc("fc7", 4096, 4096), fc("fc8", 4096, 1000)]
+    layers += [fc("fc6", 512 * 7 * 7, 4096, post_ops=BIAS_RELU_DROPOUT),
+               fc("fc7", 4096, 4096, post_ops=BIAS_RELU_DROPOUT),
+               fc("fc8", 4096, 1000, post_ops=BIAS)]
     return network(
         "VGG-16",
         "Simonyan, Zisserman, 'Very deep convolutional networks for large-scale image "
         "recognition', ICLR 2015, Table 1 configuration D; same shapes as "
         "torchvision.models.vgg16",
-        "VGG-16 at 224x224x3: 13 conv 3x3 (padding 1) + 3 fc. Max pooling is not modelled.",
+        "VGG-16 at 224x224x3: 13 conv 3x3 (padding 1) + 3 fc, with bias, ReLU and dropout "
+        "as post_ops. Max pooling is not modelled.",
         layers)
 
 
 def resnet50():
-    layers = [conv("conv1", 224, 3, 64, 7, stride=2, padding=3)]
+    layers = [conv("conv1", 224, 3, 64, 7, stride=2, padding=3, post_ops=BN_RELU)]
     hw = conv_out(conv_out(224, 7, 2, 3), 3, 2, 1)  # conv1 112, maxpool 3/2 p1 -> 56
     in_ch = 64
     for stage, (width, blocks, stride) in enumerate(
@@ -137,14 +157,18 @@ def resnet50():
             p = f"layer{stage}.{b}"
             out_hw = conv_out(hw, 3, s, 1)
             # v1.5: the stride sits on the 3x3 conv2, not on the 1x1 conv1 as in the paper.
-            layers.append(conv(f"{p}.conv1", hw, in_ch, width, 1))
-            layers.append(conv(f"{p}.conv2", hw, width, width, 3, stride=s, padding=1))
-            layers.append(conv(f"{p}.conv3", out_hw, width, out_ch, 1))
+            layers.append(conv(f"{p}.conv1", hw, in_ch, width, 1, post_ops=BN_RELU))
+            layers.append(conv(f"{p}.conv2", hw, width, width, 3, stride=s, padding=1,
+                               post_ops=BN_RELU))
+            # out = relu(bn3(conv3(x)) + shortcut(x))
+            layers.append(conv(f"{p}.conv3", out_hw, width, out_ch, 1,
+                               post_ops=["batchnorm", "residual_add", "relu"]))
             if b == 0:  # projection shortcut where channels (and maybe size) change
-                layers.append(conv(f"{p}.downsample", hw, in_ch, out_ch, 1, stride=s))
+                layers.append(conv(f"{p}.downsample", hw, in_ch, out_ch, 1, stride=s,
+                                   post_ops=BN))
             hw, in_ch = out_hw, out_ch
     assert hw == 7 and in_ch == 2048
-    layers.append(fc("fc", 2048, 1000))  # after global average pooling
+    layers.append(fc("fc", 2048, 1000, post_ops=BIAS))  # after global average pooling
     return network(
         "ResNet-50 v1.5",
         "He, Zhang, Ren, Sun, 'Deep residual learning for image recognition', CVPR 2016, "
@@ -152,12 +176,13 @@ def resnet50():
         "bottleneck 3x3 conv)",
         "ResNet-50 v1.5 at 224x224x3: conv1, 16 bottleneck blocks (3,4,6,3) of 1x1/3x3/1x1 "
         "convs, 4 downsample 1x1 projections, fc. Layer names follow torchvision. Batch "
-        "norm, pooling and residual additions are not modelled.",
+        "norm, ReLU, residual additions and the fc bias are modelled in training steps as "
+        "post_ops; pooling is not modelled.",
         layers)
 
 
 def mobilenetv2():
-    layers = [conv("features.0", 224, 3, 32, 3, stride=2, padding=1)]
+    layers = [conv("features.0", 224, 3, 32, 3, stride=2, padding=1, post_ops=BN_RELU)]
     hw, in_ch, idx = 112, 32, 1
     # Sandler et al. Table 2: expansion t, output channels c, repeats n, first stride s.
     for t, c, n, s in [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2),
@@ -167,14 +192,18 @@ def mobilenetv2():
             hidden = in_ch * t
             p = f"features.{idx}"
             if t != 1:  # t = 1 has no expansion conv (as in the paper and torchvision)
-                layers.append(conv(f"{p}.expand", hw, in_ch, hidden, 1))
-            layers.append(depthwise(f"{p}.depthwise", hw, hidden, 3, stride=stride, padding=1))
+                layers.append(conv(f"{p}.expand", hw, in_ch, hidden, 1, post_ops=BN_RELU))
+            layers.append(depthwise(f"{p}.depthwise", hw, hidden, 3, stride=stride, padding=1,
+                                    post_ops=BN_RELU))
             hw = conv_out(hw, 3, stride, 1)
-            layers.append(conv(f"{p}.project", hw, hidden, c, 1))
+            # Linear bottleneck: no activation; a skip connection when shape is kept.
+            skip = stride == 1 and in_ch == c
+            layers.append(conv(f"{p}.project", hw, hidden, c, 1,
+                               post_ops=BN + (["residual_add"] if skip else [])))
             in_ch, idx = c, idx + 1
     assert hw == 7 and idx == 18
-    layers.append(conv("features.18", hw, in_ch, 1280, 1))
-    layers.append(fc("classifier", 1280, 1000))  # after global average pooling
+    layers.append(conv("features.18", hw, in_ch, 1280, 1, post_ops=BN_RELU))
+    layers.append(fc("classifier", 1280, 1000, post_ops=BIAS))  # after global average pooling
     return network(
         "MobileNetV2",
         "Sandler, Howard, Zhu, Zhmoginov, Chen, 'MobileNetV2: Inverted residuals and linear "
@@ -182,23 +211,27 @@ def mobilenetv2():
         "torchvision.models.mobilenet_v2",
         "MobileNetV2 1.0 at 224x224x3: first 3x3/2 conv, 17 inverted residual blocks "
         "(1x1 expand, 3x3 depthwise, 1x1 project; no expand when t = 1), final 1x1 conv to "
-        "1280, fc. Batch norm, ReLU6, pooling and residual additions are not modelled.",
+        "1280, fc. Batch norm, ReLU6 (as relu), residual additions and the classifier bias "
+        "are post_ops; pooling and the classifier's input dropout are not modelled.",
         layers)
 
 
 def bert_base(seq):
     hidden, heads, head_dim, ffn = 768, 12, 64, 3072
+    # Hugging Face BertSelfOutput / BertOutput: LayerNorm(dropout(dense(x)) + input).
+    add_norm = ["bias", "dropout", "residual_add", "layernorm"]
     layers = [
-        gemm("query", seq, hidden, hidden),
-        gemm("key", seq, hidden, hidden),
-        gemm("value", seq, hidden, hidden),
-        gemm("attention_scores", seq, seq, head_dim, groups=heads,
-             comment="Q K^T per head: [S x 64] * [64 x S]"),
+        gemm("query", seq, hidden, hidden, post_ops=BIAS),
+        gemm("key", seq, hidden, hidden, post_ops=BIAS),
+        gemm("value", seq, hidden, hidden, post_ops=BIAS),
+        gemm("attention_scores", seq, seq, head_dim, groups=heads, post_ops=["softmax", "dropout"],
+             comment="Q K^T per head: [S x 64] * [64 x S]; the 1/sqrt(64) scale and the mask are "
+                     "folded into the softmax"),
         gemm("attention_context", seq, head_dim, seq, groups=heads,
              comment="softmax(scores) V per head: [S x S] * [S x 64]"),
-        gemm("attention_output", seq, hidden, hidden),
-        gemm("ffn_intermediate", seq, ffn, hidden),
-        gemm("ffn_output", seq, hidden, ffn),
+        gemm("attention_output", seq, hidden, hidden, post_ops=add_norm),
+        gemm("ffn_intermediate", seq, ffn, hidden, post_ops=["bias", "gelu"]),
+        gemm("ffn_output", seq, hidden, ffn, post_ops=add_norm),
     ]
     return network(
         f"BERT-base encoder layer, sequence {seq}",
@@ -207,8 +240,8 @@ def bert_base(seq):
         "heads, FFN 3072); GEMM order of google-research/bert modeling.py and Hugging Face "
         "transformers BertLayer",
         f"The GEMMs of ONE BERT-base encoder layer at sequence length {seq}, batch 1 "
-        "(the full model repeats it 12 times). Softmax, layer norm, GELU, biases and the "
-        "embedding/pooler are not modelled.",
+        "(the full model repeats it 12 times). Biases, softmax, dropout, residual additions, "
+        "layer norm and GELU are post_ops; the embedding and pooler are not modelled.",
         layers)
 
 

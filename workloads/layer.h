@@ -4,6 +4,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "workloads/post_op.h"
 
 namespace loom {
 
@@ -41,6 +44,8 @@ struct Layer {
   int64_t batch = 1;  // conv: images; gemm: multiplies m (sequences, samples)
   Conv2d conv;
   Gemm gemm;
+  // Applied in order to the layer's output (network files' "post_ops"); training only.
+  std::vector<PostOp> post_ops;
 
   int64_t out_h() const;  // conv only
   int64_t out_w() const;  // conv only

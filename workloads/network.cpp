@@ -1,6 +1,7 @@
 #include "workloads/network.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "sim/error.h"
@@ -23,6 +24,25 @@ std::string layer_name_preview(const Network& net, size_t shown) {
 }
 
 namespace {
+
+// "post_ops": ["batchnorm", "relu"]: names from kPostOpNames, applied in order.
+std::vector<PostOp> parse_post_ops(JsonReader& r) {
+  std::vector<PostOp> ops;
+  const Json* v = r.optional_value("post_ops");
+  if (!v) return ops;
+  const std::string rule = std::string("an array of post-op names, each one of ") + kPostOpNames;
+  if (!v->is_array()) r.fail("post_ops", "expected " + rule + ", got " + v->dump().substr(0, 40));
+  for (size_t i = 0; i < v->size(); ++i) {
+    const Json& item = (*v)[i];
+    const std::optional<PostOp> op = item.is_string() ? parse_post_op(item.get<std::string>()) : std::nullopt;
+    if (!op) {
+      throw InputError(r.file(), r.field("post_ops") + "[" + std::to_string(i) + "]",
+                       std::string("expected one of ") + kPostOpNames + ", got " + item.dump().substr(0, 40));
+    }
+    ops.push_back(*op);
+  }
+  return ops;
+}
 
 Layer parse_layer(JsonReader& r, int64_t batch) {
   Layer l;
@@ -57,6 +77,7 @@ Layer parse_layer(JsonReader& r, int64_t batch) {
     l.gemm.k = r.positive_integer("in_features");
     l.gemm.n = r.positive_integer("out_features");
   }
+  l.post_ops = parse_post_ops(r);
   r.string("comment", "");  // free text allowed on any layer
   r.finish();
   std::string field;

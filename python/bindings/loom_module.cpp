@@ -25,6 +25,7 @@
 #include "python/bindings/layer_json.h"
 #include "python/bindings/simulation_lock.h"
 #include "python/bindings/sweep_bindings.h"
+#include "python/bindings/train_bindings.h"
 #include "sim/error.h"
 
 namespace py = pybind11;
@@ -228,4 +229,5 @@ PYBIND11_MODULE(_loom, m) {
         py::arg("seed"), py::arg("allow_device_mismatch"));
   m.def("write_report_html", [](const std::string& dir) { return write_report_html(dir); }, py::arg("dir"));
   add_sweep_bindings(m);
+  add_train_bindings(m);
 }

@@ -15,13 +15,13 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from . import _loom
 from ._loom import Architecture, InputError, Network
-from .results import Report, Summary, SweepResult, frame
+from .results import Report, Summary, SweepResult, TrainReport, frame
 
 __all__ = [
-    "Architecture", "Network", "InputError", "Report", "Summary", "SweepResult",
+    "Architecture", "Network", "InputError", "Report", "Summary", "SweepResult", "TrainReport",
     "load_architecture", "load_workload", "shipped_architectures", "shipped_workloads", "shipped_sweeps",
     "run", "run_layer", "evaluate", "map_layer", "gpu_kernel", "kernels", "validate", "roofs", "area",
-    "sweep", "merge", "load_sweep", "frame", "SOURCE_DIR", "__version__",
+    "sweep", "merge", "load_sweep", "train", "shipped_systems", "frame", "SOURCE_DIR", "__version__",
 ]
 
 __version__: str = _loom.version
@@ -31,6 +31,7 @@ SOURCE_DIR = Path(_loom.source_dir)
 _ARCH_DIR = SOURCE_DIR / "configs"
 _WORKLOAD_DIR = SOURCE_DIR / "workloads" / "networks"
 _SWEEP_DIR = SOURCE_DIR / "configs" / "sweeps"
+_SYSTEM_DIR = SOURCE_DIR / "configs" / "systems"
 
 
 def _names(folder: Path) -> list[str]:
@@ -50,6 +51,11 @@ def shipped_workloads() -> list[str]:
 def shipped_sweeps() -> list[str]:
     """Names of the sweep specs in configs/sweeps/ (each runs with sweep(name, ...))."""
     return _names(_SWEEP_DIR)
+
+
+def shipped_systems() -> list[str]:
+    """Names of the multi-device systems in configs/systems/ (each trains with train(name, ...))."""
+    return [name for name in _names(_SYSTEM_DIR) if name != "links"]
 
 
 def _resolve(path: str | os.PathLike, folder: Path) -> str:
@@ -204,3 +210,26 @@ def merge(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike = "loo
 def load_sweep(out_dir: str | os.PathLike) -> SweepResult:
     """The results a finished sweep left in `out_dir`."""
     return SweepResult(os.fspath(out_dir), None)
+
+
+def train(system: str | os.PathLike | None = None, workload: str | os.PathLike | None = None, *, batch: int,
+          arch: str | os.PathLike | None = None, out: str | os.PathLike | None = None, **options: Any) -> TrainReport:
+    """`loom train`: samples/s of a training step on a system of devices (docs/training.md).
+
+    `system` is a system file or a shipped system name ("dgx1_v100"); or give `arch` (a file
+    or shipped name) for one device. `workload`: a network file or shipped name (None: the
+    embedded ResNet-50). Further options are the CLI's in Python spelling: parallel, devices,
+    precision, optimizer, fuse, layout, loss_scaling, all_reduce, bucket_mib, overlap,
+    micro_batches, launch_overhead, cuda_graphs, loader_rate, fidelity, effects. Returns
+    report.json's contents; with `out`, also writes the CLI's files there."""
+    request: dict[str, Any] = dict(options)
+    request["batch"] = batch
+    if system is not None:
+        request["system"] = _resolve(system, _SYSTEM_DIR)
+    if arch is not None:
+        request["arch"] = _resolve(arch, _ARCH_DIR)
+    if workload is not None:
+        request["workload"] = _resolve(workload, _WORKLOAD_DIR)
+    if out is not None:
+        request["out"] = os.fspath(out)
+    return TrainReport(_loom.train(request))

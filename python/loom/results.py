@@ -49,6 +49,26 @@ class Report(dict):
         return self.summary.layers_frame()
 
 
+class TrainReport(dict):
+    """The report.json a `loom train` writes (docs/training.md, "Report"), with tables."""
+
+    def kernels_frame(self) -> Any:
+        """Device 0's kernels: name, layer, op, phase, kind, seconds, flops, dram_bytes, ..."""
+        return frame(self["kernels"])
+
+    def timeline_frame(self) -> Any:
+        """Every timeline bar: device, lane, name, phase, start_seconds, end_seconds."""
+        return frame(self["timeline"])
+
+    def memory_frame(self) -> Any:
+        """Per device: each part of the footprint in bytes, the capacity and whether it fits."""
+        return frame(self["memory"])
+
+    def effects_frame(self) -> Any:
+        """What each switch costs: the step as estimated and with the switch flipped."""
+        return frame(self["effects"])
+
+
 def _read_json(path: Path) -> Any:
     with open(path, encoding="utf-8") as f:
         return json.load(f)
