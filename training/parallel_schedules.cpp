@@ -40,13 +40,6 @@ void schedule_data_parallel(const ScheduleContext& c, TrainResult& result) {
   result.per_device_batch = per_device;
 
   // One step and one replay of forward and backward per distinct architecture.
-  struct Replica {
-    TrainingStep step;
-    std::vector<KernelPrice> prices;
-    std::unique_ptr<DeviceReplay> replay;
-    size_t update_begin = 0;
-    std::map<std::string, size_t> index;  // kernel name -> position (devices may differ in transposes)
-  };
   std::map<const Architecture*, Replica> replicas;
   for (const SystemDevice& d : c.system.devices) {
     Replica& r = replicas[d.arch.get()];
@@ -109,19 +102,7 @@ void schedule_data_parallel(const ScheduleContext& c, TrainResult& result) {
       slowest = r.replay.get();
     }
   }
-  result.step_seconds = step_end;
-  fill_breakdown(*slowest, result.breakdown);
-  result.kernels = kernel_times(first.step, first.prices);
-  result.fusion_saved_bytes = first.step.fusion_saved_bytes();
-  for (int i = 0; i < n; ++i) {
-    const SystemDevice& d = c.system.devices[i];
-    const Replica& r = replicas.at(d.arch.get());
-    result.memory.push_back(device_memory(d, r.step.memory));
-    if (i < kTimelineDevices) {
-      append_events(result.timeline, r.replay->events(), i);
-      append_events(result.timeline, comm_events, i);
-    }
-  }
+  finish_replicated(c, replicas, *slowest, step_end, comm_events, result);
 }
 
 // ---- tensor parallel ----
@@ -133,11 +114,6 @@ void schedule_tensor_parallel(const ScheduleContext& c, TrainResult& result) {
   const std::vector<int> group = all_devices(n);
   const int64_t s = storage_bytes(c.options.step.precision);
 
-  struct Replica {
-    TrainingStep step;
-    std::vector<KernelPrice> prices;
-    std::unique_ptr<DeviceReplay> replay;
-  };
   std::map<const Architecture*, Replica> replicas;
   double step_end = 0;
   const DeviceReplay* slowest = nullptr;
@@ -191,17 +167,7 @@ void schedule_tensor_parallel(const ScheduleContext& c, TrainResult& result) {
       slowest = r.replay.get();
     }
   }
-  result.step_seconds = step_end;
-  fill_breakdown(*slowest, result.breakdown);
-  const Replica& first = replicas.at(c.system.devices[0].arch.get());
-  result.kernels = kernel_times(first.step, first.prices);
-  result.fusion_saved_bytes = first.step.fusion_saved_bytes();
-  for (int i = 0; i < n; ++i) {
-    const SystemDevice& d = c.system.devices[i];
-    const Replica& r = replicas.at(d.arch.get());
-    result.memory.push_back(device_memory(d, r.step.memory));
-    if (i < kTimelineDevices) append_events(result.timeline, r.replay->events(), i);
-  }
+  finish_replicated(c, replicas, *slowest, step_end, {}, result);
 }
 
 }  // namespace loom

@@ -63,4 +63,22 @@ std::vector<int> all_devices(int count) {
   return group;
 }
 
+void finish_replicated(const ScheduleContext& c, const Replicas& replicas, const DeviceReplay& slowest,
+                       double step_seconds, const std::vector<TimelineEvent>& shared_events, TrainResult& result) {
+  result.step_seconds = step_seconds;
+  fill_breakdown(slowest, result.breakdown);
+  const Replica& first = replicas.at(c.system.devices[0].arch.get());
+  result.kernels = kernel_times(first.step, first.prices);
+  result.fusion_saved_bytes = first.step.fusion_saved_bytes();
+  for (size_t i = 0; i < c.system.devices.size(); ++i) {
+    const SystemDevice& d = c.system.devices[i];
+    const Replica& r = replicas.at(d.arch.get());
+    result.memory.push_back(device_memory(d, r.step.memory));
+    if (static_cast<int>(i) < kTimelineDevices) {
+      append_events(result.timeline, r.replay->events(), static_cast<int>(i));
+      append_events(result.timeline, shared_events, static_cast<int>(i));
+    }
+  }
+}
+
 }  // namespace loom

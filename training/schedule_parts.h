@@ -3,6 +3,8 @@
 // and timeline bookkeeping.
 #pragma once
 
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,5 +26,21 @@ DeviceMemory device_memory(const SystemDevice& device, const MemoryFootprint& fo
 void append_events(std::vector<TimelineEvent>& out, const std::vector<TimelineEvent>& events, int device);
 std::string megabytes(int64_t bytes);  // "25.3 MB"
 std::vector<int> all_devices(int count);  // 0 .. count-1: the collective group, in ring order
+
+// Data and tensor parallelism run one step per distinct architecture and copy it to every
+// device of that architecture.
+struct Replica {
+  TrainingStep step;
+  std::vector<KernelPrice> prices;
+  std::unique_ptr<DeviceReplay> replay;
+  size_t update_begin = 0;
+  std::map<std::string, size_t> index;  // kernel name -> position (devices may differ in transposes)
+};
+using Replicas = std::map<const Architecture*, Replica>;
+
+// The step, breakdown (of the slowest replica), kernels (device 0's), per-device memory and
+// the timeline (each drawn device's replay plus `shared_events`, e.g. collectives).
+void finish_replicated(const ScheduleContext& c, const Replicas& replicas, const DeviceReplay& slowest,
+                       double step_seconds, const std::vector<TimelineEvent>& shared_events, TrainResult& result);
 
 }  // namespace loom

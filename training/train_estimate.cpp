@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <set>
 
 #include "sim/error.h"
 #include "training/parallel_schedules.h"
@@ -79,6 +80,13 @@ TrainResult estimate_core(const SystemConfig& full, const Network& network, cons
     case Parallelism::pipeline: schedule_pipeline_parallel(context, r); break;
   }
   apply_input_pipeline(context, r);
+  std::set<const Architecture*> noted;
+  for (const SystemDevice& d : system.devices) {
+    if (d.arch->is_gpu() || !noted.insert(d.arch.get()).second) continue;
+    r.warnings.push_back(d.name + " (" + d.arch->name() + ", " + d.arch->kind_name() +
+                         ") computes at its own operand widths; --precision " + name_of(options.step.precision) +
+                         " sets only the bytes stored, moved and held");
+  }
   r.samples_per_second = double(options.batch) / r.step_seconds;
   r.fits = std::all_of(r.memory.begin(), r.memory.end(), [](const DeviceMemory& m) { return m.fits; });
   return r;
