@@ -242,6 +242,15 @@ std::string kernel_table(const TrainResult& r) {
                     rows);
 }
 
+std::string link_table(const TrainResult& r) {
+  std::vector<std::vector<std::string>> rows;
+  for (const LinkUse& l : r.links) {
+    rows.push_back({l.a + " - " + l.b, si_format(static_cast<double>(l.bytes), "B"), fmt("%.4f", l.busy_seconds * 1e3),
+                    percent(share(l.busy_seconds, r.step_seconds))});
+  }
+  return html_table({"link", "bytes per step", "busy (ms)", "busy share of the step"}, rows);
+}
+
 std::string memory_table(const TrainResult& r) {
   std::vector<std::vector<std::string>> rows;
   for (const DeviceMemory& m : r.memory) {
@@ -313,6 +322,15 @@ std::string format_train_summary(const TrainResult& r) {
     append_format(s, "%-28s %12s ms in collectives, %s sent per device\n", "communication",
                   ms(r.communication_seconds).c_str(), si_format(static_cast<double>(r.communication_bytes), "B").c_str());
   }
+  const LinkUse* busiest = nullptr;
+  for (const LinkUse& l : r.links) {
+    if (l.bytes > 0 && (!busiest || l.busy_seconds > busiest->busy_seconds)) busiest = &l;
+  }
+  if (busiest) {
+    append_format(s, "%-28s %s - %s: %s per step, busy %s ms (%.1f%% of the step)\n", "busiest link",
+                  busiest->a.c_str(), busiest->b.c_str(), si_format(static_cast<double>(busiest->bytes), "B").c_str(),
+                  ms(busiest->busy_seconds).c_str(), 100 * share(busiest->busy_seconds, r.step_seconds));
+  }
   if (r.options.parallel == Parallelism::pipeline) {
     append_format(s, "%-28s %d stages x %d micro-batches, bubble %.1f%% of the stage-time grid\n", "pipeline", r.stages,
                   r.micro_batches, 100 * r.bubble_fraction);
@@ -354,7 +372,6 @@ std::string train_quiet_line(const TrainResult& r) {
 }
 
 std::string render_train_html(const TrainResult& r) {
-  constexpr int kMaxTimelineDevices = 32;
   std::string body;
   body.reserve(256 * 1024);
   body += "<p>Workload <b>" + html_escape(r.workload_name) + "</b> (<code>" + html_escape(r.workload_file) +
@@ -373,16 +390,22 @@ std::string render_train_html(const TrainResult& r) {
           "communication, exposed launch overhead, input wait and the pipeline bubble add up to the step; GEMM and "
           "element-wise kernels split the same kernel time by kind.</p>\n";
 
-  const int shown = std::min(r.devices, kMaxTimelineDevices);
+  const int shown = std::min(r.devices, kTimelineDevices);
   body += "<h2>Timeline of one step</h2>\n" + timeline_chart(r, shown) +
           "<p class=\"note\">One row per device and lane: <i>compute</i> (kernels), <i>comm</i> (collectives and "
           "sends), <i>host</i> (kernel launches), <i>input</i> (waiting for the data loader). Hover a bar for what "
           "ran." +
           (shown < r.devices ? " Devices " + std::to_string(shown) + " to " + std::to_string(r.devices - 1) +
-                                   " are left out of the chart (timeline.csv has them)."
+                                   " are left out (the estimate keeps the first " + std::to_string(kTimelineDevices) +
+                                   " devices' bars)."
                              : std::string()) +
           "</p>\n";
 
+  if (!r.links.empty()) {
+    body += "<h2>Communication per link</h2>\n" + link_table(r) +
+            "<p class=\"note\">Bytes each link carries in one step (both directions) and how long collectives "
+            "using it run; overlapping collectives add up, so busy time can exceed the step.</p>\n";
+  }
   body += "<h2>Memory per device</h2>\n" + memory_chart(r) + memory_table(r);
 
   if (!r.effects.empty()) {

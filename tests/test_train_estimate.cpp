@@ -87,6 +87,12 @@ TEST_CASE("data parallel: one bucket without overlap costs the ring all-reduce f
   const double expected = 2.0 * (n - 1) / n * bytes / bw + 2.0 * (n - 1) * lat;
   CHECK(r.communication_seconds == doctest::Approx(expected).epsilon(1e-9));
   CHECK(r.breakdown.communication_exposed == doctest::Approx(expected).epsilon(1e-9));
+  // Communication per link: every ring link carries each flow's 2(N-1)/N of the bytes.
+  REQUIRE(r.links.size() == size_t(n));
+  for (const LinkUse& l : r.links) {
+    CHECK(double(l.bytes) == doctest::Approx(2.0 * (n - 1) / n * bytes).epsilon(1e-9));
+    CHECK(l.busy_seconds == doctest::Approx(expected).epsilon(1e-9));
+  }
   // Overlapping hides part of it behind backward; never more than all of it.
   o.overlap = true;
   o.bucket_bytes = 64 << 10;

@@ -84,6 +84,7 @@ void schedule_data_parallel(const ScheduleContext& c, TrainResult& result) {
     const CollectiveCost cost = all_reduce(c.interconnect, group, buckets[b].bytes, c.options.all_reduce);
     const double start = std::max(c.options.overlap ? buckets[b].ready : backward_end, comm_free);
     comm_free = start + cost.seconds;
+    c.traffic.add_all_reduce(group, buckets[b].bytes, c.options.all_reduce, cost.seconds);
     result.communication_seconds += cost.seconds;
     // Ring and tree all-reduce both send about 2(N-1)/N of the data per device.
     result.communication_bytes += int64_t(std::llround(2.0 * (n - 1) / n * double(buckets[b].bytes)));
@@ -158,6 +159,11 @@ void schedule_tensor_parallel(const ScheduleContext& c, TrainResult& result) {
       }
       r.replay->busy_for(cost.seconds, "comm", k.layer + " " + phase, phase);
       if (count) {
+        if (phase == "all_gather") {
+          c.traffic.add_all_gather(group, bytes, cost.seconds);
+        } else {
+          c.traffic.add_all_reduce(group, bytes, c.options.all_reduce, cost.seconds);
+        }
         result.communication_seconds += cost.seconds;
         result.communication_bytes += int64_t(std::llround((phase == "all_gather" ? 1.0 : 2.0) * (n - 1) / n * double(bytes)));
       }

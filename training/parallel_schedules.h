@@ -17,6 +17,7 @@
 
 #include "arch/system/collectives.h"
 #include "training/kernel_pricing.h"
+#include "training/link_traffic.h"
 #include "training/train_estimate.h"
 
 namespace loom {
@@ -29,6 +30,7 @@ struct ScheduleContext {
   const TrainOptions& options;
   const Interconnect& interconnect;
   std::map<const Architecture*, std::unique_ptr<KernelPricer>>& pricers;
+  LinkTraffic& traffic;  // what the collectives put on each link
 
   KernelPricer& pricer(const SystemDevice& device) const;
   StepOptions step_options(const Architecture& arch) const;  // the layout transposes this device needs

@@ -202,6 +202,10 @@ void schedule_pipeline_parallel(const ScheduleContext& c, TrainResult& result) {
     const int64_t sent = m * (st.send_bytes + (s > 0 ? stages[s - 1].send_bytes : 0));
     result.communication_bytes = std::max(result.communication_bytes, sent);
     result.communication_seconds += double(m) * 2.0 * st.send;
+    if (s + 1 < p) {
+      c.traffic.add_point_to_point(s, s + 1, st.send_bytes, st.send, static_cast<int>(m));
+      c.traffic.add_point_to_point(s + 1, s, st.send_bytes, st.send, static_cast<int>(m));
+    }
     MemoryFootprint f = st.step.memory;
     f.activations *= m;  // GPipe keeps every micro-batch's activations until its backward
     result.memory.push_back(device_memory(c.system.devices[s], f));

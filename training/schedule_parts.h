@@ -13,10 +13,6 @@
 
 namespace loom {
 
-// Timelines of more devices than this show only the first ones (identical devices have
-// identical compute bars; the report says how many are drawn).
-inline constexpr int kTimelineDevices = 16;
-
 HostLaunches host_launches(const ScheduleContext& c);
 size_t first_of_phase(const TrainingStep& step, StepPhase phase);  // first kernel of `phase` or later
 std::vector<KernelTime> kernel_times(const TrainingStep& step, const std::vector<KernelPrice>& prices);

@@ -66,7 +66,8 @@ TrainResult estimate_core(const SystemConfig& full, const Network& network, cons
                           Pricers& pricers) {
   const SystemConfig system = options.devices > 0 ? first_devices(full, options.devices) : full;
   const Interconnect interconnect(system);
-  const ScheduleContext context{system, network, options, interconnect, pricers};
+  LinkTraffic traffic(system, interconnect);
+  const ScheduleContext context{system, network, options, interconnect, pricers, traffic};
   TrainResult r;
   r.system_name = system.name;
   r.system_file = system.source_file;
@@ -80,6 +81,7 @@ TrainResult estimate_core(const SystemConfig& full, const Network& network, cons
     case Parallelism::pipeline: schedule_pipeline_parallel(context, r); break;
   }
   apply_input_pipeline(context, r);
+  r.links = traffic.uses();
   std::set<const Architecture*> noted;
   for (const SystemDevice& d : system.devices) {
     if (d.arch->is_gpu() || !noted.insert(d.arch.get()).second) continue;

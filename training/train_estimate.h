@@ -38,6 +38,10 @@ struct TrainOptions {
   bool effects = true;                 // also estimate with each switch flipped (what it costs)
 };
 
+// Timelines keep the bars of the first this many devices only (identical devices have
+// identical compute bars; the report says how many are kept).
+inline constexpr int kTimelineDevices = 16;
+
 // One bar of the per-step timeline (the HTML report's chart).
 struct TimelineEvent {
   int device = 0;
@@ -86,6 +90,13 @@ struct EffectCost {
   double flipped_step_seconds = 0;  // with the switch flipped
 };
 
+// One system link's share of the step's communication.
+struct LinkUse {
+  std::string a, b;          // its endpoints
+  int64_t bytes = 0;         // carried in one step, both directions
+  double busy_seconds = 0;   // time collectives using it ran (overlapping ones add up)
+};
+
 struct TrainResult {
   std::string system_name, system_file, workload_name, workload_file;
   TrainOptions options;
@@ -96,6 +107,7 @@ struct TrainResult {
   double samples_per_second = 0;
   StepBreakdown breakdown;
   double communication_seconds = 0;  // total collective time (exposed or hidden)
+  std::vector<LinkUse> links;        // per system link (devices in use), file order
   int64_t communication_bytes = 0;   // per device, sent
   double bubble_fraction = 0;        // pipeline: idle share of the stage-time grid
   double single_device_samples_per_second = 0;  // the baseline (0 when not estimated)
@@ -106,7 +118,7 @@ struct TrainResult {
   bool fits = true;                  // every device's footprint fits (or capacity unknown)
   std::vector<std::string> warnings; // e.g. does not fit, and which split would
   std::vector<EffectCost> effects;
-  std::vector<TimelineEvent> timeline;
+  std::vector<TimelineEvent> timeline;   // devices 0 .. kTimelineDevices-1
   std::vector<std::string> stage_layers;  // pipeline: "first..last" per stage
 };
 

@@ -68,6 +68,13 @@ Json train_result_to_json(const TrainResult& r) {
                        {"step_seconds", e.step_seconds},
                        {"flipped_step_seconds", e.flipped_step_seconds}});
   }
+  Json links = Json::array();
+  for (const LinkUse& l : r.links) {
+    links.push_back({{"between", {l.a, l.b}},
+                     {"bytes", l.bytes},
+                     {"busy_seconds", l.busy_seconds},
+                     {"utilization", r.step_seconds > 0 ? l.busy_seconds / r.step_seconds : 0.0}});
+  }
   for (const TimelineEvent& e : r.timeline) {
     timeline.push_back({{"device", e.device},
                         {"lane", e.lane},
@@ -89,6 +96,7 @@ Json train_result_to_json(const TrainResult& r) {
           {"breakdown", breakdown_json(r.breakdown)},
           {"communication_seconds", r.communication_seconds},
           {"communication_bytes", r.communication_bytes},
+          {"links", links},
           {"bubble_fraction", r.bubble_fraction},
           {"single_device_samples_per_second", r.single_device_samples_per_second},
           {"scaling_efficiency", r.scaling_efficiency},
