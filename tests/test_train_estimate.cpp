@@ -60,15 +60,17 @@ const std::string kV100 = "configs/v100.json";
 TEST_CASE("GPipe grid: equal stages idle (p-1)/(m+p-1) of the time") {
   for (int p : {2, 4, 8}) {
     for (int64_t m : {1, 4, 16}) {
-      const GpipeGrid g = gpipe_grid(std::vector<double>(p, 1.0), std::vector<double>(p, 2.0),
-                                     std::vector<double>(p, 0.0), m);
+      const std::vector<double> free(p, 0.0);
+      const GpipeGrid g = gpipe_grid(std::vector<double>(p, 1.0), std::vector<double>(p, 2.0), free, free, m);
       CHECK(g.end == doctest::Approx(double(m + p - 1) * 3.0));
       CHECK(g.idle_fraction == doctest::Approx(double(p - 1) / double(m + p - 1)));
     }
   }
   // A send between stages delays the fill and the drain by one send per boundary each way.
-  const GpipeGrid sent = gpipe_grid({1, 1}, {1, 1}, {0.5, 0}, 1);
+  const GpipeGrid sent = gpipe_grid({1, 1}, {1, 1}, {0.5, 0}, {0.5, 0}, 1);
   CHECK(sent.end == doctest::Approx(1 + 0.5 + 1 + 1 + 0.5 + 1));
+  const GpipeGrid inference = gpipe_grid({1, 1}, {0, 0}, {0.5, 0}, {0, 0}, 1);
+  CHECK(inference.end == doctest::Approx(1 + 0.5 + 1));
 }
 
 TEST_CASE("data parallel: one bucket without overlap costs the ring all-reduce formula") {

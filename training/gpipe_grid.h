@@ -16,8 +16,10 @@ struct GpipeGrid {
   double idle_fraction = 0;    // 1 - busy / (stages x end)
 };
 
-// forward/backward: one micro-batch's time per stage; send[s]: stage s -> s+1, each way.
+// forward/backward: one micro-batch's time per stage; send_forward[s]: activations stage
+// s -> s+1; send_backward[s]: their gradients s+1 -> s (zero for inference).
 GpipeGrid gpipe_grid(const std::vector<double>& forward, const std::vector<double>& backward,
-                     const std::vector<double>& send, int64_t micro_batches);
+                     const std::vector<double>& send_forward, const std::vector<double>& send_backward,
+                     int64_t micro_batches);
 
 }  // namespace loom

@@ -142,13 +142,15 @@ void schedule_pipeline_parallel(const ScheduleContext& c, TrainResult& result) {
   }
 
   // GPipe: forwards in micro-batch order, then backwards in reverse micro-batch order.
-  std::vector<double> forward(p), backward(p), send(p, 0);
+  const bool training = is_training(c.options.step.precision);
+  std::vector<double> forward(p), backward(p), send(p, 0), send_back(p, 0);
   for (int s = 0; s < p; ++s) {
     forward[s] = stages[s].forward;
     backward[s] = stages[s].backward;
     send[s] = stages[s].send;
+    send_back[s] = training ? stages[s].send : 0;  // inference sends no gradients back
   }
-  const GpipeGrid grid = gpipe_grid(forward, backward, send, m);
+  const GpipeGrid grid = gpipe_grid(forward, backward, send, send_back, m);
   std::vector<TimelineEvent> events;
   auto bar = [&](int s, const std::string& lane, const std::string& name, const std::string& phase, double start,
                  double end) {
@@ -162,8 +164,8 @@ void schedule_pipeline_parallel(const ScheduleContext& c, TrainResult& result) {
       if (s + 1 < p) {
         bar(s, "comm", mb + " activations", "p2p", grid.forward_end[s][j], grid.forward_end[s][j] + send[s]);
       }
-      if (s > 0) {
-        bar(s, "comm", mb + " gradients", "p2p", grid.backward_end[s][j], grid.backward_end[s][j] + send[s - 1]);
+      if (s > 0 && training) {
+        bar(s, "comm", mb + " gradients", "p2p", grid.backward_end[s][j], grid.backward_end[s][j] + send_back[s - 1]);
       }
     }
   }
@@ -199,12 +201,13 @@ void schedule_pipeline_parallel(const ScheduleContext& c, TrainResult& result) {
 
   for (int s = 0; s < p; ++s) {
     const Stage& st = stages[s];
-    const int64_t sent = m * (st.send_bytes + (s > 0 ? stages[s - 1].send_bytes : 0));
+    const int64_t sent = m * (st.send_bytes + (s > 0 && training ? stages[s - 1].send_bytes : 0));
     result.communication_bytes = std::max(result.communication_bytes, sent);
-    result.communication_seconds += double(m) * 2.0 * st.send;
+    const int ways = training ? 2 : 1;
+    result.communication_seconds += double(m) * ways * st.send;
     if (s + 1 < p) {
       c.traffic.add_point_to_point(s, s + 1, st.send_bytes, st.send, static_cast<int>(m));
-      c.traffic.add_point_to_point(s + 1, s, st.send_bytes, st.send, static_cast<int>(m));
+      if (training) c.traffic.add_point_to_point(s + 1, s, st.send_bytes, st.send, static_cast<int>(m));
     }
     MemoryFootprint f = st.step.memory;
     f.activations *= m;  // GPipe keeps every micro-batch's activations until its backward
