@@ -95,7 +95,11 @@ void schedule_data_parallel(const ScheduleContext& c, TrainResult& result) {
   // The update waits for the last bucket.
   double step_end = 0;
   const DeviceReplay* slowest = nullptr;
-  for (auto& [arch, r] : replicas) {
+  // In device order, so that ties between architectures resolve the same way every run.
+  std::set<const Architecture*> updated;
+  for (const SystemDevice& d : c.system.devices) {
+    if (!updated.insert(d.arch.get()).second) continue;
+    Replica& r = replicas.at(d.arch.get());
     r.replay->wait_until(comm_free, "comm", "wait for all-reduce", "all_reduce");
     r.replay->run(r.update_begin, r.step.kernels.size());
     if (!slowest || r.replay->now() > step_end) {
