@@ -151,7 +151,8 @@ void KernelPricer::price_gemms(const std::vector<const Layer*>& layers) {
     for (size_t i = p.first; i < p.first + p.count; ++i) {
       const LayerEvaluation& l = e.layers[i];
       const SplitCandidate& c = candidates[i];
-      KernelPrice price{l.seconds * c.repeats + c.extra_bytes / dram_bytes_per_second_, l.flops() * c.repeats,
+      // flops are the kernel's own (StepKernel::flops), filled in by price().
+      KernelPrice price{l.seconds * c.repeats + c.extra_bytes / dram_bytes_per_second_, 0,
                         l.bytes_at("dram") * c.repeats + c.extra_bytes, l.energy_total_pj() * c.repeats};
       if (i == p.first || price.seconds < best.seconds) best = price;
     }
@@ -168,16 +169,14 @@ std::vector<KernelPrice> KernelPricer::price(const TrainingStep& step) {
   std::vector<KernelPrice> prices;
   prices.reserve(step.kernels.size());
   for (const StepKernel& k : step.kernels) {
-    if (k.is_gemm) {
-      KernelPrice p = gemm_cache_.at(gemm_shape_key(k.gemm));
-      p.flops = 2.0 * double(k.gemm.macs());
-      prices.push_back(p);
-      continue;
-    }
     KernelPrice p;
-    p.dram_bytes = double(k.read_bytes + k.write_bytes);
-    p.flops = k.flops;
-    p.seconds = std::max(p.dram_bytes / dram_bytes_per_second_, p.flops / vector_flops_per_second_);
+    if (k.is_gemm) {
+      p = gemm_cache_.at(gemm_shape_key(k.gemm));
+    } else {
+      p.dram_bytes = double(k.read_bytes + k.write_bytes);
+      p.seconds = std::max(p.dram_bytes / dram_bytes_per_second_, k.flops / vector_flops_per_second_);
+    }
+    p.flops = k.flops;  // GEMMs: 2 x MACs of the unsplit shape
     prices.push_back(p);
   }
   return prices;

@@ -116,6 +116,7 @@ void schedule_tensor_parallel(const ScheduleContext& c, TrainResult& result) {
   const int n = static_cast<int>(c.system.devices.size());
   result.per_device_batch = c.options.batch;
   const Network split = split_output_channels(c.network, n);
+  const std::map<std::string, size_t> positions = layer_positions(c.network);
   const std::vector<int> group = all_devices(n);
   const int64_t s = storage_bytes(c.options.step.precision);
 
@@ -140,12 +141,9 @@ void schedule_tensor_parallel(const ScheduleContext& c, TrainResult& result) {
       r.replay->run(i, i + 1);
       const StepKernel& k = r.step.kernels[i];
       if (n == 1 || k.layer.empty()) continue;
-      const Layer* layer = nullptr;
-      for (const Layer& l : c.network.layers) {
-        if (l.name == k.layer) layer = &l;
-      }
-      LOOM_CHECK(layer != nullptr, "training", "kernel of an unknown layer");
-      Layer full = *layer;
+      const auto position = positions.find(k.layer);
+      LOOM_CHECK(position != positions.end(), "training", "kernel of an unknown layer");
+      Layer full = c.network.layers[position->second];
       full.batch = c.options.batch;
       CollectiveCost cost;
       std::string phase;

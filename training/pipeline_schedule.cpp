@@ -94,15 +94,12 @@ void schedule_pipeline_parallel(const ScheduleContext& c, TrainResult& result) {
   const TrainingStep whole = derive_training_step(c.network, b, c.step_options(*d0.arch));
   const std::vector<KernelPrice> whole_prices = c.pricer(d0).price(whole);
   std::vector<double> cost(c.network.layers.size(), 0);
+  const std::map<std::string, size_t> positions = layer_positions(c.network);
   for (size_t i = 0; i < whole.kernels.size(); ++i) {
     const StepKernel& k = whole.kernels[i];
     if (k.phase == StepPhase::update) continue;
-    for (size_t l = 0; l < c.network.layers.size(); ++l) {
-      if (c.network.layers[l].name == k.layer || (k.layer.empty() && l + 1 == c.network.layers.size())) {
-        cost[l] += whole_prices[i].seconds;
-        break;
-      }
-    }
+    // The loss (no layer) belongs to the last stage.
+    cost[k.layer.empty() ? cost.size() - 1 : positions.at(k.layer)] += whole_prices[i].seconds;
   }
   std::vector<size_t> starts = balanced_cuts(cost, p);
   starts.push_back(c.network.layers.size());

@@ -63,6 +63,12 @@ std::vector<int> all_devices(int count) {
   return group;
 }
 
+std::map<std::string, size_t> layer_positions(const Network& network) {
+  std::map<std::string, size_t> positions;
+  for (size_t i = 0; i < network.layers.size(); ++i) positions.emplace(network.layers[i].name, i);
+  return positions;
+}
+
 void finish_replicated(const ScheduleContext& c, const Replicas& replicas, const DeviceReplay& slowest,
                        double step_seconds, const std::vector<TimelineEvent>& shared_events, TrainResult& result) {
   result.step_seconds = step_seconds;

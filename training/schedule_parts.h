@@ -22,6 +22,8 @@ DeviceMemory device_memory(const SystemDevice& device, const MemoryFootprint& fo
 void append_events(std::vector<TimelineEvent>& out, const std::vector<TimelineEvent>& events, int device);
 std::string megabytes(int64_t bytes);  // "25.3 MB"
 std::vector<int> all_devices(int count);  // 0 .. count-1: the collective group, in ring order
+// Each layer's position in `network`, by name (kernels name their layer).
+std::map<std::string, size_t> layer_positions(const Network& network);
 
 // Data and tensor parallelism run one step per distinct architecture and copy it to every
 // device of that architecture.
