@@ -1,5 +1,7 @@
 // The `loom` command line: parses arguments, dispatches to a subcommand, and maps errors
 // to exit codes (0 ok, 2 bad input, 1 internal error, 130 interrupted).
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <exception>
@@ -18,8 +20,13 @@
 #include "sim/error.h"
 
 namespace {
+// Until a command installs its own (`run` and `sweep` say what they kept and how to
+// resume). Each output file is written atomically with these signals held off
+// (sim/text_file.h), so stopping now leaves no partial file.
 void on_interrupt(int) {
-  // Reports are written atomically at the end, so stopping now leaves nothing partial.
+  static const char kText[] = "\nloom: interrupted\n";
+  const ssize_t ignored = ::write(STDERR_FILENO, kText, sizeof kText - 1);
+  (void)ignored;
   std::_Exit(130);
 }
 }  // namespace

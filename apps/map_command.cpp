@@ -207,11 +207,11 @@ MapOutcome map_one_layer(const MapArgs& args, const Architecture& loaded, const 
   out.mapping_json = mapping_to_json(result.best, problem, arch);
   out.nest = format_loop_nest(result.best, problem, arch);
   out.rate = result.seconds > 0 ? static_cast<double>(result.evaluated) / result.seconds : 0.0;
+  // No wall-clock figures in the file (the rate is printed only): the same inputs must give
+  // the same report byte for byte, whatever the machine's load (tests/test_determinism.cpp).
   Json search = {{"method", args.mapping.empty() ? name_of(result.method_used) : "pinned"},
                  {"evaluated", result.evaluated},
                  {"valid", result.valid},
-                 {"seconds", result.seconds},
-                 {"evaluations_per_s", out.rate},
                  {"pinned_file", args.mapping.empty() ? Json(nullptr) : Json(args.mapping)}};
   Json cost = cost_to_json(CostTotals::of(result.cost), arch);
   cost["bottleneck"] = result.cost.bottleneck < 0 ? "compute" : arch.levels[result.cost.bottleneck].name;

@@ -1,5 +1,6 @@
 #include "apps/report_command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -40,13 +41,23 @@ std::string write_report_html(const std::string& dir) {
   const std::string out = (d / "report.html").string();
   if (fs::exists(d / "sweep.json")) {
     const Json manifest = load_json_file((d / "sweep.json").string());
-    const std::vector<Json> points = read_point_lines((d / "points.jsonl").string());
     const std::string pareto_file = (d / "pareto.json").string();
     if (!fs::exists(pareto_file)) {
       throw InputError(pareto_file, "(file)", "a finished sweep (pareto.json is written at the end; resume the sweep)");
     }
     const Json pareto = load_json_file(pareto_file);
-    write_file_atomically(out, rendered(d.string(), [&] { return render_sweep_report(manifest, points, pareto); }));
+    // Streamed: every point is counted, every k-th kept for the plot (kMaxReportPoints).
+    const int64_t expected = manifest.is_object() ? manifest.value("points_done", int64_t{0}) : 0;
+    const int64_t every = std::max<int64_t>(1, (expected + kMaxReportPoints - 1) / kMaxReportPoints);
+    std::vector<Json> points;
+    SweepPointCounts all;
+    for_each_point_line((d / "points.jsonl").string(), [&](Json& r, int64_t) {
+      const bool failed = r.contains("error") && !r["error"].is_null();
+      const bool feasible = r.value("feasible", false);
+      ++(failed ? all.failed : feasible ? all.feasible : all.infeasible);
+      if (all.points++ % every == 0) points.push_back(std::move(r));
+    });
+    write_file_atomically(out, rendered(d.string(), [&] { return render_sweep_report(manifest, points, pareto, &all); }));
     return out;
   }
   if (fs::exists(d / "validation.json") && fs::exists(out)) {
@@ -73,9 +84,14 @@ void write_run_files(const std::string& out_dir, Json report, const NetworkEvalu
                      const std::string& layers_csv, const std::string& resolved_json) {
   report["summary"] = evaluation_to_json(evaluation);
   const std::string page = render_run_report(report["summary"]);  // rendered before anything is written
+  const std::string report_text = report.dump(2) + "\n";
   make_output_dir(out_dir);
+  // A previous run's report.json goes first: its presence means the set beside it is
+  // complete, which a kill between the renames below would otherwise make untrue.
+  std::error_code ec;
+  fs::remove(fs::path(out_dir) / "report.json", ec);
   write_file_atomically((fs::path(out_dir) / "report.html").string(), page);
-  write_report_files(out_dir, report.dump(2) + "\n", layers_csv, resolved_json);
+  write_report_files(out_dir, report_text, layers_csv, resolved_json);
 }
 
 int report_command(const ReportArgs& args) {

@@ -467,7 +467,8 @@ std::string point_tooltip(const SweepPoint& p, const std::vector<std::string>& s
 
 }  // namespace
 
-std::string render_sweep_report(const Json& manifest_json, const std::vector<Json>& points_json, const Json& pareto_json) {
+std::string render_sweep_report(const Json& manifest_json, const std::vector<Json>& points_json, const Json& pareto_json,
+                                const SweepPointCounts* all) {
   // The manifest.
   const Node m(manifest_json, "sweep");
   if (!manifest_json.is_object()) m.fail("expected a JSON object");
@@ -547,6 +548,14 @@ std::string render_sweep_report(const Json& manifest_json, const std::vector<Jso
   // Counts.
   size_t feasible = 0, infeasible = 0, failed = 0, resimulated = 0, kept = 0, resim_failed = 0;
   for (const SweepPoint& p : points) (p.error ? failed : p.feasible ? feasible : infeasible)++;
+  const size_t plotted = points.size();
+  size_t evaluated = points.size();
+  const bool sampled = all != nullptr && all->points > static_cast<int64_t>(plotted);
+  if (sampled) {
+    evaluated = static_cast<size_t>(all->points);
+    feasible = static_cast<size_t>(all->feasible), infeasible = static_cast<size_t>(all->infeasible);
+    failed = static_cast<size_t>(all->failed);
+  }
   for (const FrontPoint& f : front) {
     resimulated += f.cycle.has_value();
     kept += f.cycle && f.front_at_cycle;
@@ -597,14 +606,15 @@ std::string render_sweep_report(const Json& manifest_json, const std::vector<Jso
 
   // The page.
   std::string body;
-  body.reserve(400 * points.size() + 8192);
+  body.reserve(400 * plotted + 8192);
   std::string objective_text;
   for (size_t i = 0; i < objectives.size(); ++i)
     objective_text += (i ? ", " : "") + objectives[i].name + " (" + objectives[i].direction + " " + objectives[i].metric + ")";
   body += "<p>Spec <b>" + html_escape(spec_name) + "</b> (<code>" + html_escape(spec_file) + "</code>); strategy <b>" +
           strategy + "</b>; objectives: " + html_escape(objective_text) + ".</p>\n";
   std::vector<std::vector<std::string>> facts = {
-      {"points evaluated", std::to_string(points.size())},
+      {"points evaluated", std::to_string(evaluated) + (sampled ? " (the plot shows an even sample of " +
+                                                                     std::to_string(plotted) + ")" : "")},
       {"planned / done", std::to_string(planned) + " / " + std::to_string(done) + (complete ? " (complete)" : " (incomplete)")},
       {"feasible", std::to_string(feasible)},
       {"infeasible", std::to_string(infeasible)},

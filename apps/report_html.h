@@ -13,6 +13,7 @@
 // Unknown extra keys are ignored (consumers of the result files must accept added fields).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,20 @@ namespace loom {
 // A run's page from report.json's "summary" object (schema: docs/reports.md).
 std::string render_run_report(const Json& summary);
 
+// How many points a sweep has in all, when the page gets only a sample of them.
+struct SweepPointCounts {
+  int64_t points = 0, feasible = 0, infeasible = 0, failed = 0;
+};
+
+// Points a sweep page plots at most: beyond this, write_report_html passes an even sample
+// (every k-th line) and the counts of all. 20,000 points make a page of about 7 MB; a
+// sweep may have 10^7, which would make one of several GB.
+inline constexpr int64_t kMaxReportPoints = 20'000;
+
 // A sweep's page from its manifest (sweep.json), its points (points.jsonl, one Json per line,
-// in file order) and its front (pareto.json).
-std::string render_sweep_report(const Json& manifest, const std::vector<Json>& points, const Json& pareto);
+// in file order; or a sample of them, with `all` counting every point) and its front
+// (pareto.json).
+std::string render_sweep_report(const Json& manifest, const std::vector<Json>& points, const Json& pareto,
+                                const SweepPointCounts* all = nullptr);
 
 }  // namespace loom

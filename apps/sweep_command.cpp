@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "apps/report_command.h"
+#include "apps/test_interrupt_hook.h"
 #include "sweep/merge.h"
 #include "sweep/sweep_runner.h"
 
@@ -69,6 +70,8 @@ int sweep_command(const SweepArgs& args) {
   // Stop handing out points on Ctrl-C or SIGTERM (Slurm's time limit); finished points stay.
   std::signal(SIGINT, request_stop);
   std::signal(SIGTERM, request_stop);
+  TestInterruptHook test_hook("LOOM_TEST_INTERRUPT_AFTER_POINTS");
+  o.on_point_kept = [&test_hook] { test_hook.item_kept(); };
   const SweepOutcome r = run_sweep(o, g_stop);
   if (r.interrupted) {
     std::string resume = "loom sweep " + args.spec + " --out " + args.out + " --resume";

@@ -157,7 +157,9 @@ std::string svg_gantt(const GanttChart& c) {
   // Legend: the listed phases some bar uses.
   std::vector<std::pair<std::string, std::string>> legend;
   for (const auto& [phase, colour] : c.phases) {
-    const bool used = std::any_of(c.bars.begin(), c.bars.end(), [&](const GanttBar& b) { return b.phase == phase; });
+    // Compared through a named reference: clang 14 cannot capture a structured binding.
+    const std::string& name = phase;
+    const bool used = std::any_of(c.bars.begin(), c.bars.end(), [&](const GanttBar& b) { return b.phase == name; });
     if (used) legend.emplace_back(phase, colour);
   }
   auto colour_of = [&](const std::string& phase) -> const char* {

@@ -25,3 +25,8 @@ int bench_sweep(const std::vector<std::string>& args);
 // Training: the full `loom train` estimate of ResNet-50 on a DGX-1 (8 V100s) with every
 // parallelism, timed end to end. Arguments: [REPEATS] (default 3).
 int bench_train(const std::vector<std::string>& args);
+
+// Limits: the largest shipped cases and the cases at loom's limits (10^7 folds, a 10^7-point
+// sweep, 10^12-MAC layers), each in a forked child: wall time, peak RSS and outcome (ran, or
+// refused with the message). Arguments: [--quick] (without the SIMT-model network).
+int bench_limits(const std::vector<std::string>& args);

@@ -361,7 +361,7 @@ Cost evaluate(const Problem& problem, const HierarchyConfig& arch, const Mapping
       bw = std::max(bw, static_cast<double>(lc.read_bytes) / per_instance / lv.read_bytes_per_cycle);
     if (lv.write_bytes_per_cycle > 0)
       bw = std::max(bw, static_cast<double>(lc.write_bytes) / per_instance / lv.write_bytes_per_cycle);
-    lc.bandwidth_cycles = static_cast<int64_t>(std::ceil(bw));
+    lc.bandwidth_cycles = bw < static_cast<double>(kCostCyclesCap) ? static_cast<int64_t>(std::ceil(bw)) : kCostCyclesCap;
     if (lc.bandwidth_cycles > cycles) cycles = lc.bandwidth_cycles, bottleneck = i;
   }
   c.cycles = cycles;
@@ -377,9 +377,10 @@ Cost evaluate(const Problem& problem, const HierarchyConfig& arch, const Mapping
 
   // Everything above is for one group; groups repeat the nest back to back.
   const int64_t g = problem.groups;
+  const auto times_groups = [g](int64_t cycles) { return cycles < kCostCyclesCap / g ? cycles * g : kCostCyclesCap; };
   c.macs = problem.macs();
   c.compute_cycles *= g;
-  c.cycles *= g;
+  c.cycles = times_groups(c.cycles);
   c.folds *= g;
   c.mac_pj = static_cast<double>(c.macs) * arch.mac_pj;
   c.energy_pj = c.mac_pj;
@@ -388,7 +389,8 @@ Cost evaluate(const Problem& problem, const HierarchyConfig& arch, const Mapping
     for (OperandCounts& oc : lc.ops) {
       oc.reads *= g, oc.fills *= g, oc.updates *= g, oc.drains *= g;
     }
-    lc.read_bytes *= g, lc.write_bytes *= g, lc.bandwidth_cycles *= g, lc.network_deliveries *= g;
+    lc.read_bytes *= g, lc.write_bytes *= g, lc.network_deliveries *= g;
+    lc.bandwidth_cycles = times_groups(lc.bandwidth_cycles);
     for (int64_t& w : lc.network_words) w *= g;
     lc.access_pj *= static_cast<double>(g);
     lc.network_pj *= static_cast<double>(g);

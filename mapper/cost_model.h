@@ -73,6 +73,14 @@ int capacity_overflow(const Problem& problem, const HierarchyConfig& arch, int l
 bool check_mapping(const Problem& problem, const HierarchyConfig& arch, const Mapping& m,
                    MappingIssue* issue);
 
+// Cycles beyond any run loom reports. A bandwidth-bound mapping can need more cycles than a
+// 64-bit count holds (a 10^15-MAC layer through a 1/1024 B/cycle port), so the model clamps
+// a level's bandwidth cycles, and the cycles times the groups, here: every product stays in
+// 64 bits and such a mapping simply loses the search. map_layer refuses a layer whose best
+// mapping takes more than kMaxLayerCycles (network_mapper.h), so a clamped figure is never
+// reported.
+inline constexpr int64_t kCostCyclesCap = int64_t{1} << 62;
+
 // The model. Returns a Cost with valid=false (and nothing else filled) for an infeasible
 // mapping; the search relies on this being cheap.
 Cost evaluate(const Problem& problem, const HierarchyConfig& arch, const Mapping& m);

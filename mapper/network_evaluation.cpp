@@ -29,7 +29,8 @@ double LayerEvaluation::bytes_at(const std::string& level) const {
 static void add_named(std::vector<std::pair<std::string, double>>& into,
                       const std::vector<std::pair<std::string, double>>& from) {
   for (const auto& [name, v] : from) {
-    auto it = std::find_if(into.begin(), into.end(), [&](const auto& e) { return e.first == name; });
+    // Captured by an init-capture: clang before 16 cannot capture a structured binding.
+    auto it = std::find_if(into.begin(), into.end(), [&n = name](const auto& e) { return e.first == n; });
     if (it == into.end()) {
       into.emplace_back(name, v);
     } else {

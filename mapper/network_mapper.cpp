@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "sim/error.h"
@@ -48,12 +49,20 @@ SearchResult map_layer(const Problem& problem, const HierarchyConfig& arch, cons
   const MappingConstraints constraints = constraints_for(dataflow, problem, arch, arch.source_file);
   SearchResult r = search_mappings(problem, arch, constraints, options);
   if (!r.found) throw InputError(arch.source_file, "layer " + problem.layer_name, explain_no_mapping(r, dataflow));
+  if (r.cost.cycles > kMaxLayerCycles) {
+    const std::string why = r.cost.bottleneck >= 0 ? arch.levels[r.cost.bottleneck].name + "'s bandwidth" : "compute";
+    throw InputError(arch.source_file, "layer " + problem.layer_name,
+                     "its best mapping takes " + (r.cost.cycles < kCostCyclesCap ? std::to_string(r.cost.cycles)
+                                                                                  : std::string("more than 4.6e18")) +
+                         " cycles (bound by " + why + "); loom reports layers and runs of up to 10^15 cycles");
+  }
   return r;
 }
 
 std::vector<LayerMapping> map_network(const Network& network, const HierarchyConfig& arch,
                                       const std::string& dataflow, const SearchOptions& options,
-                                      std::function<void(size_t, size_t)> progress) {
+                                      std::function<void(size_t, size_t)> progress,
+                                      const LayerStore<SearchResult>& store) {
   std::vector<LayerMapping> out;
   out.reserve(network.layers.size());
   std::map<ShapeKey, size_t> searched;  // shape -> index in `out` of its first layer
@@ -63,18 +72,29 @@ std::vector<LayerMapping> map_network(const Network& network, const HierarchyCon
     lm.problem = problem_of(layer, arch.im2col);
     const ShapeKey key = shape_key(lm.problem);
     auto it = searched.find(key);
-    if (it != searched.end()) {
-      // Same shape, same map space, same costs: the search would return the same result.
-      lm.result = out[it->second].result;
-      lm.reused = true;
-      lm.searched_as = it->second;
+    lm.reused = it != searched.end();
+    lm.searched_as = lm.reused ? it->second : out.size();
+    if (std::optional<SearchResult> kept = store.kept(out.size())) {
+      lm.result = std::move(*kept);  // a resumed run: mapped before the interruption
     } else {
-      lm.result = map_layer(lm.problem, arch, dataflow, options);
-      lm.searched_as = out.size();
-      searched.emplace(key, out.size());
+      // Same shape, same map space, same costs: the search would return the same result.
+      lm.result = lm.reused ? out[it->second].result : map_layer(lm.problem, arch, dataflow, options);
+      store.finished(out.size(), lm.result);
     }
+    if (!lm.reused) searched.emplace(key, out.size());
     out.push_back(std::move(lm));
     if (progress) progress(out.size(), network.layers.size());
+  }
+  // Each layer is at most kMaxLayerCycles (map_layer), so the sum stops far short of overflow.
+  int64_t cycles = 0;
+  for (const LayerMapping& lm : out) {
+    cycles += lm.result.cost.cycles;
+    if (cycles > kMaxLayerCycles) {
+      throw InputError(network.source_file, "layers",
+                       "this network takes more than 10^15 cycles on " + arch.name + " (after layer '" +
+                           lm.layer.name + "': " + std::to_string(cycles) +
+                           "); loom reports layers and runs of up to 10^15 cycles");
+    }
   }
   return out;
 }

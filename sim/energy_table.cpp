@@ -250,10 +250,13 @@ std::string resolve_energy_table_path(const std::string& name, const std::string
   if (p.is_absolute()) return name;
   // Absolute paths, so resolved_config.json works from any directory.
   auto absolute = [](const fs::path& x) { return fs::absolute(x).lexically_normal().string(); };
+  // The error_code overloads: a name the OS cannot look up (too long, say) is simply not
+  // there, and the loader then reports it missing; the throwing ones would escape as a crash.
+  std::error_code ec;
   const fs::path beside = fs::path(base_dir.empty() ? "." : base_dir) / p;
-  if (fs::exists(beside)) return absolute(beside);
+  if (fs::exists(beside, ec)) return absolute(beside);
   const fs::path shipped = fs::path(LOOM_SOURCE_DIR) / "configs" / p;
-  if (fs::exists(shipped)) return absolute(shipped);
+  if (fs::exists(shipped, ec)) return absolute(shipped);
   return absolute(beside);  // the loader reports it missing, with this path
 }
 

@@ -1,6 +1,7 @@
 #include "sim/json_reader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "sim/error.h"
@@ -8,19 +9,65 @@
 
 namespace loom {
 
-Json load_json_file(const std::string& path) {
-  const std::string text = read_text_file(path);
+Json load_json_file(const std::string& path) { return parse_json_text(read_text_file(path), path); }
+
+namespace {
+
+// "line L column C" of byte `offset` of `text`, for humans.
+std::string line_column(const std::string& text, size_t offset) {
+  size_t line = 1, col = 1;
+  for (size_t i = 0; i < std::min(offset, text.size()); ++i) {
+    if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
+  }
+  return "line " + std::to_string(line) + " column " + std::to_string(col);
+}
+
+// Where the number token `literal` first stands outside a string, or npos. That is the one
+// the parser could not represent: an earlier copy of it would have failed first. A token is
+// the longest number there, so it follows no number character and is not followed by one
+// that would lengthen it (after "1e400", a '.' ends the token; after "1000", it would not).
+size_t find_number_token(const std::string& text, const std::string& literal) {
+  const auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  const bool exponent = literal.find_first_of("eE") != std::string::npos;
+  const bool fraction = literal.find('.') != std::string::npos;
+  const auto in_number = [&](char c) { return digit(c) || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'; };
+  const auto extends = [&](char c) {
+    return digit(c) || (!exponent && (c == 'e' || c == 'E')) || (!exponent && !fraction && c == '.');
+  };
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (in_string) {
+      if (text[i] == '\\') ++i;
+      else if (text[i] == '"') in_string = false;
+    } else if (text[i] == '"') {
+      in_string = true;
+    } else if (!literal.empty() && text.compare(i, literal.size(), literal) == 0 && (i == 0 || !in_number(text[i - 1])) &&
+               (i + literal.size() == text.size() || !extends(text[i + literal.size()]))) {
+      return i;
+    }
+  }
+  return std::string::npos;
+}
+
+}  // namespace
+
+Json parse_json_text(const std::string& text, const std::string& path) {
   try {
     return Json::parse(text);
   } catch (const Json::parse_error& e) {
     // nlohmann reports a byte offset; turn it into line:column for humans.
-    size_t line = 1, col = 1;
-    const size_t stop = std::min<size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
-    for (size_t i = 0; i < stop; ++i) {
-      if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
-    }
-    throw InputError(path, "line " + std::to_string(line) + " column " + std::to_string(col),
+    throw InputError(path, line_column(text, e.byte == 0 ? 0 : e.byte - 1),
                      "malformed JSON (" + std::string(e.what()).substr(std::string(e.what()).find(':') + 2) + ")");
+  } catch (const Json::out_of_range& e) {
+    // A number beyond a double (1e400): nlohmann throws out_of_range with no position, only
+    // "number overflow parsing '<token>'"; find the token to name its line.
+    const std::string what = e.what();
+    const size_t open = what.find('\''), close = what.rfind('\'');
+    const std::string token = open < close ? what.substr(open + 1, close - open - 1) : "";
+    const size_t at = find_number_token(text, token);
+    throw InputError(path, at == std::string::npos ? "(a number)" : line_column(text, at),
+                     "a number within the range of a double (magnitude up to 1.8e308), got " +
+                         (token.empty() ? std::string("one beyond it") : token));
   }
 }
 

@@ -19,6 +19,8 @@ using Json = nlohmann::json;
 
 // Parses a JSON file; errors name the file and the line/column of the syntax error.
 Json load_json_file(const std::string& path);
+// The same for JSON text already in memory; `file` names it in errors.
+Json parse_json_text(const std::string& text, const std::string& file);
 
 class JsonReader {
  public:

@@ -1,11 +1,14 @@
 #include "sim/text_file.h"
 
+#include <unistd.h>
+
 #include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "sim/error.h"
+#include "sim/interrupt_guard.h"
 
 namespace loom {
 
@@ -54,17 +57,37 @@ std::string with_commas(int64_t value) {
 }
 
 void write_file_atomically(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
+  write_file_atomically(path, [&](std::ostream& f) { f << content; });
+}
+
+void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  // Named per process, so two processes writing the same file never share a temporary; a
+  // Ctrl-C is held off until the file is in place, so none is left behind (SIGKILL can).
+  const std::string tmp = path + "." + std::to_string(::getpid()) + ".tmp";
+  const DeferInterrupts hold;
+  std::error_code ec;
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     if (!f) throw InputError(path, "--out", "cannot write this file (is the directory writable?)");
-    f << content;
-    f.flush();
-    if (!f) throw InputError(path, "--out", "writing failed (disk full?)");
+    try {
+      write(f);
+    } catch (...) {
+      f.close();
+      std::filesystem::remove(tmp, ec);
+      throw;
+    }
+    f.close();
+    if (!f) {
+      std::filesystem::remove(tmp, ec);
+      throw InputError(path, "--out", "writing failed (disk full?)");
+    }
   }
-  std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
-  if (ec) throw InputError(path, "--out", "cannot move the finished file into place: " + ec.message());
+  if (ec) {
+    const std::string why = ec.message();
+    std::filesystem::remove(tmp, ec);
+    throw InputError(path, "--out", "cannot move the finished file into place: " + why);
+  }
 }
 
 void make_output_dir(const std::string& out_dir) {

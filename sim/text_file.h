@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,9 +31,13 @@ std::string names_of(const Catalog& catalog) {
 // 1234567 -> "1,234,567": counts in messages and tables, readable at a glance.
 std::string with_commas(int64_t value);
 
-// Writes `content` to `path` atomically (temporary file + rename), so a reader never sees
-// a half-written file. InputError (field --out) when it cannot.
+// Writes `content` to `path` atomically (a temporary file in the same directory, then a
+// rename), so a reader never sees a half-written file: the old file or the new one. SIGINT
+// and SIGTERM are held off meanwhile (sim/interrupt_guard.h). InputError (field --out) when
+// it cannot.
 void write_file_atomically(const std::string& path, const std::string& content);
+// The same, with the content streamed by `write` (files too large to hold in memory).
+void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 // Creates `out_dir` (InputError naming --out when it cannot).
 void make_output_dir(const std::string& out_dir);

@@ -14,18 +14,35 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void add_records(const std::string& path, std::map<int64_t, Json>& into, std::map<int64_t, std::string>& from,
-                 const std::string& dir) {
-  if (!fs::exists(path)) return;
-  for (Json& r : read_point_lines(path)) {
-    const int64_t index = r["index"].get<int64_t>();
-    if (into.count(index) > 0) {
-      throw InputError(path, "point " + std::to_string(index),
-                       "each point in one shard only; it is also in " + from[index] +
-                           " (the same directory given twice, or shards of different --shard counts?)");
-    }
-    from[index] = dir;
-    into.emplace(index, std::move(r));
+// The shard directory whose points file holds `index` (the error path of a duplicate).
+std::string holder_of(int64_t index, const std::vector<std::string>& dirs, const std::string& file) {
+  for (const std::string& d : dirs) {
+    bool found = false;
+    for_each_point_line((fs::path(d) / file).string(), [&](Json& r, int64_t) {
+      found = found || r["index"].get<int64_t>() == index;
+    });
+    if (found) return d;
+  }
+  return "another shard";
+}
+
+// Streams each shard's `file` into `log` (nothing is held but where each line is); a point
+// in two shards is an error.
+void add_records(const std::vector<std::string>& dirs, const std::string& file, PointLog& log) {
+  std::vector<std::string> done;
+  for (const std::string& d : dirs) {
+    const std::string path = (fs::path(d) / file).string();
+    if (!fs::exists(path)) continue;
+    for_each_point_line(path, [&](Json& r, int64_t) {
+      const int64_t index = r["index"].get<int64_t>();
+      if (log.has(index)) {
+        throw InputError(path, "point " + std::to_string(index),
+                         "each point in one shard only; it is also in " + holder_of(index, done, file) +
+                             " (the same directory given twice, or shards of different --shard counts?)");
+      }
+      log.append(r);
+    });
+    done.push_back(d);
   }
 }
 
@@ -76,34 +93,47 @@ SweepOutcome merge_sweeps(const MergeOptions& o) {
   }
   if (!missing.empty()) throw InputError("", "SHARD_DIR", "every shard of the sweep; missing: " + missing);
 
-  std::map<int64_t, Json> records, resimulated;
-  std::map<int64_t, std::string> from, resim_from;
-  for (const std::string& d : o.shard_dirs) {
-    add_records((fs::path(d) / "points.jsonl").string(), records, from, d);
-    add_records((fs::path(d) / "resim.jsonl").string(), resimulated, resim_from, d);
-  }
-
   const fs::path dir(o.out_dir);
   if (fs::exists(dir / "sweep.json") || fs::exists(dir / "points.jsonl")) {
     throw InputError(o.out_dir, "--out", "a directory without sweep results; choose another --out");
   }
+  const bool made_dir = !fs::exists(dir);
   make_output_dir(o.out_dir);
-  write_point_files((dir / "points.jsonl").string(), (dir / "points.csv").string(), spec, records);
-  const std::vector<int64_t> front = front_of(records, spec.objectives);
-  std::map<int64_t, Json> front_resim;
+  // Streamed through logs in the output directory and rewritten in point order: a merge of
+  // 10^7 points holds where each line is, not the records. A point found in two shards
+  // leaves nothing behind.
+  PointLog records((dir / "points.jsonl").string(), (dir / "points.csv").string(), spec, false);
+  std::map<int64_t, Json> resimulated;
+  try {
+    PointLog all_resim((dir / "resim.jsonl").string(), "", spec, false);
+    add_records(o.shard_dirs, "points.jsonl", records);
+    add_records(o.shard_dirs, "resim.jsonl", all_resim);
+    all_resim.for_each([&](const Json& r) { resimulated.emplace(r.at("index").get<int64_t>(), r); });
+  } catch (const InputError&) {
+    std::error_code ec;
+    for (const char* f : {"points.jsonl", "points.csv", "resim.jsonl"}) fs::remove(dir / f, ec);
+    if (made_dir) fs::remove(dir, ec);
+    throw;
+  }
+  records.rewrite_sorted();
+  PointTally counts;
+  const std::vector<int64_t> front = front_of(counted(records.source(), counts), spec.objectives);
+  std::map<int64_t, Json> front_records, front_resim;
   for (int64_t i : front) {
+    front_records.emplace(i, *records.record(i));
     if (const auto it = resimulated.find(i); it != resimulated.end()) front_resim.insert(*it);
   }
-  write_point_files((dir / "resim.jsonl").string(), "", spec, front_resim);
+  write_point_files((dir / "resim.jsonl").string(), "", spec, [&](const PointVisitor& visit) {
+    for (const auto& [index, r] : front_resim) visit(r);
+  });
   Json manifest = sweep_manifest(spec, ShardInfo{}, planned, static_cast<int64_t>(records.size()), true);
   manifest["merged_from"] = o.shard_dirs;
-  write_front_files(o.out_dir, spec, manifest, records, front, front_resim);
+  write_front_files(o.out_dir, spec, manifest, front_records, front, front_resim);
   write_file_atomically((dir / "sweep.json").string(), manifest.dump(2) + "\n");
 
   SweepOutcome out;
   out.planned = planned;
   out.done = static_cast<int64_t>(records.size());
-  const PointTally counts = tally(records);
   out.feasible = counts.feasible;
   out.errors = counts.errors;
   out.front = static_cast<int64_t>(front.size());

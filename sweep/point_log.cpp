@@ -1,9 +1,12 @@
 #include "sweep/point_log.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <sstream>
+#include <ostream>
 
 #include "sim/error.h"
 #include "sim/text_file.h"
@@ -63,20 +66,18 @@ std::optional<Json> parse_point_line(const std::string& line) {
   return std::nullopt;
 }
 
-std::string points_csv(const SweepSpec& spec, const std::map<int64_t, Json>& records) {
-  std::string text = point_csv_header(spec);
-  for (const auto& [index, r] : records) text += point_csv_row(spec, r);
-  return text;
-}
-
 }  // namespace
 
 void write_point_files(const std::string& jsonl_path, const std::string& csv_path, const SweepSpec& spec,
-                       const std::map<int64_t, Json>& records) {
-  std::string jsonl;
-  for (const auto& [index, r] : records) jsonl += r.dump() + "\n";
-  write_file_atomically(jsonl_path, jsonl);
-  if (!csv_path.empty()) write_file_atomically(csv_path, points_csv(spec, records));
+                       const PointSource& points) {
+  write_file_atomically(jsonl_path, [&](std::ostream& out) {
+    points([&](const Json& r) { out << r.dump() << '\n'; });
+  });
+  if (csv_path.empty()) return;
+  write_file_atomically(csv_path, [&](std::ostream& out) {
+    out << point_csv_header(spec);
+    points([&](const Json& r) { out << point_csv_row(spec, r); });
+  });
 }
 
 PointLog::PointLog(std::string jsonl_path, std::string csv_path, const SweepSpec& spec, bool resume)
@@ -86,23 +87,26 @@ PointLog::PointLog(std::string jsonl_path, std::string csv_path, const SweepSpec
 }
 
 PointLog::~PointLog() {
-  if (jsonl_ != nullptr) std::fclose(jsonl_);
-  if (csv_ != nullptr) std::fclose(csv_);
+  for (std::FILE* f : {jsonl_, csv_, reader_})
+    if (f != nullptr) std::fclose(f);
 }
 
 void PointLog::read_existing() {
-  const std::string text = read_text_file(jsonl_path_);
-  size_t pos = 0, line_no = 0, good_bytes = 0;
-  while (pos < text.size()) {
+  // Line by line: the file may be far larger than what memory should hold.
+  std::ifstream in(jsonl_path_, std::ios::binary);
+  if (!in) throw InputError(jsonl_path_, "(file)", "a readable results file");
+  const uint64_t size = fs::file_size(jsonl_path_);
+  uint64_t pos = 0;
+  int64_t line_no = 0;
+  std::string line;
+  while (pos < size && std::getline(in, line)) {
     ++line_no;
-    const size_t end = text.find('\n', pos);
-    const bool terminated = end != std::string::npos;
-    const std::string line = text.substr(pos, terminated ? end - pos : std::string::npos);
-    const size_t next = terminated ? end + 1 : text.size();
+    const uint64_t next = pos + line.size() + 1;
     // A line without its newline was cut off mid-write.
+    const bool terminated = next <= size;
     std::optional<Json> record = terminated ? parse_point_line(line) : std::nullopt;
     if (!record) {
-      if (next < text.size()) {
+      if (next < size) {
         throw InputError(jsonl_path_, "line " + std::to_string(line_no),
                          "a point record (one JSON object per line); this results file is corrupt in the middle, "
                          "not just cut off at the end: remove it to start over, or use another --out");
@@ -111,61 +115,112 @@ void PointLog::read_existing() {
                  " is incomplete (a run killed mid-write?); dropped, its point will be computed again";
       break;
     }
-    const int64_t index = (*record)["index"].get<int64_t>();  // before the move below
-    records_[index] = std::move(*record);
-    good_bytes = next;
+    lines_.put((*record)["index"].get<int64_t>(), {pos, static_cast<uint32_t>(line.size())});
     pos = next;
   }
-  if (good_bytes < text.size()) fs::resize_file(jsonl_path_, good_bytes);
+  in.close();
+  end_ = pos;
+  if (end_ < size) fs::resize_file(jsonl_path_, end_);
 }
 
 void PointLog::open_for_append() {
-  jsonl_ = std::fopen(jsonl_path_.c_str(), records_.empty() && warning_.empty() ? "w" : "a");
+  jsonl_ = std::fopen(jsonl_path_.c_str(), lines_.size() == 0 && warning_.empty() ? "w" : "a");
   if (jsonl_ == nullptr) throw InputError(jsonl_path_, "--out", "a writable results file");
+  if (lines_.size() == 0) end_ = 0;
+  reader_ = std::fopen(jsonl_path_.c_str(), "rb");
+  if (reader_ == nullptr) throw InputError(jsonl_path_, "--out", "a readable results file");
   if (csv_path_.empty()) return;
-  // The CSV is derived: rebuilt from the kept records, then appended to.
-  csv_ = std::fopen(csv_path_.c_str(), "w");
+  // The CSV is derived: rebuilt from the kept records (atomically: a kill now must not
+  // leave a shorter file than the one it replaces), then appended to.
+  write_file_atomically(csv_path_, [&](std::ostream& out) {
+    out << point_csv_header(*spec_);
+    for_each([&](const Json& r) { out << point_csv_row(*spec_, r); });
+  });
+  csv_ = std::fopen(csv_path_.c_str(), "a");
   if (csv_ == nullptr) throw InputError(csv_path_, "--out", "a writable results file");
-  std::fputs(points_csv(*spec_, records_).c_str(), csv_);
-  std::fflush(csv_);
+}
+
+std::string PointLog::read_line(const LineIndex::Line& line) const {
+  std::string text(line.length, '\0');
+  const ssize_t got = ::pread(::fileno(reader_), text.data(), line.length, static_cast<off_t>(line.offset));
+  if (got != static_cast<ssize_t>(line.length)) {
+    throw InputError(jsonl_path_, "(file)", "a results file that stays in place while loom runs (it changed under it)");
+  }
+  return text;
+}
+
+std::optional<Json> PointLog::record(int64_t index) const {
+  const std::optional<LineIndex::Line> line = lines_.find(index);
+  if (!line) return std::nullopt;
+  std::optional<Json> r = parse_point_line(read_line(*line));
+  if (!r) throw InputError(jsonl_path_, "point " + std::to_string(index), "a point record (the file changed under loom)");
+  return r;
+}
+
+void PointLog::for_each(const PointVisitor& visit) const {
+  lines_.for_each([&](int64_t index, const LineIndex::Line& line) {
+    const std::optional<Json> r = parse_point_line(read_line(line));
+    if (!r) throw InputError(jsonl_path_, "point " + std::to_string(index), "a point record (the file changed under loom)");
+    visit(*r);
+  });
 }
 
 void PointLog::append(const Json& record) {
-  const std::string line = record.dump() + "\n";
+  const std::string line = record.dump();
   std::fputs(line.c_str(), jsonl_);
+  std::fputc('\n', jsonl_);
   std::fflush(jsonl_);
+  lines_.put(record.at("index").get<int64_t>(), {end_, static_cast<uint32_t>(line.size())});
+  end_ += line.size() + 1;
   if (csv_ != nullptr) {
     std::fputs(point_csv_row(*spec_, record).c_str(), csv_);
     std::fflush(csv_);
   }
-  records_[record.at("index").get<int64_t>()] = record;
 }
 
 void PointLog::rewrite_sorted() {
-  std::fclose(jsonl_);
-  jsonl_ = nullptr;
-  if (csv_ != nullptr) {
-    std::fclose(csv_);
-    csv_ = nullptr;
+  for (std::FILE** f : {&jsonl_, &csv_}) {
+    if (*f != nullptr) std::fclose(*f);
+    *f = nullptr;
   }
-  write_point_files(jsonl_path_, csv_path_, *spec_, records_);
+  // The new JSONL is the old lines in point order, copied as bytes; then the index moves
+  // every point to its new place (the same order, so the same running offset).
+  write_file_atomically(jsonl_path_, [&](std::ostream& out) {
+    lines_.for_each([&](int64_t, const LineIndex::Line& line) { out << read_line(line) << '\n'; });
+  });
+  uint64_t pos = 0;
+  lines_.relocate([&](int64_t, const LineIndex::Line& line) {
+    const LineIndex::Line moved{pos, line.length};
+    pos += line.length + 1;
+    return moved;
+  });
+  end_ = pos;
+  std::fclose(reader_);  // the rename replaced the file it reads
+  reader_ = std::fopen(jsonl_path_.c_str(), "rb");
+  if (reader_ == nullptr) throw InputError(jsonl_path_, "--out", "a readable results file");
+  if (!csv_path_.empty()) {
+    write_file_atomically(csv_path_, [&](std::ostream& out) {
+      out << point_csv_header(*spec_);
+      for_each([&](const Json& r) { out << point_csv_row(*spec_, r); });
+    });
+  }
   jsonl_ = std::fopen(jsonl_path_.c_str(), "a");
+  if (jsonl_ == nullptr) throw InputError(jsonl_path_, "--out", "a writable results file");
   if (!csv_path_.empty()) csv_ = std::fopen(csv_path_.c_str(), "a");
+  if (!csv_path_.empty() && csv_ == nullptr) throw InputError(csv_path_, "--out", "a writable results file");
 }
 
-std::vector<Json> read_point_lines(const std::string& path) {
+void for_each_point_line(const std::string& path, const std::function<void(Json& record, int64_t line)>& visit) {
   std::ifstream in(path);
   if (!in) throw InputError(path, "(file)", "a readable points file (points.jsonl)");
-  std::vector<Json> out;
   std::string line;
   int64_t line_no = 0;
   while (std::getline(in, line)) {
     ++line_no;
     std::optional<Json> record = parse_point_line(line);
     if (!record) throw InputError(path, "line " + std::to_string(line_no), "a point record (one JSON object per line)");
-    out.push_back(std::move(*record));
+    visit(*record, line_no);
   }
-  return out;
 }
 
 }  // namespace loom

@@ -55,23 +55,49 @@ Json sweep_manifest(const SweepSpec& spec, const ShardInfo& shard, int64_t plann
            {{"search", name_of(spec.search_fidelity)}, {"pareto", spec.resimulate_front ? "cycle" : "none"}}}};
 }
 
-PointTally tally(const std::map<int64_t, Json>& records) {
+void PointTally::add(const Json& r) {
+  if (!r.at("error").is_null()) ++errors;
+  if (r.at("feasible").get<bool>()) ++feasible;
+}
+
+PointTally tally(const PointSource& points) {
   PointTally t;
-  for (const auto& [index, r] : records) {
-    if (!r.at("error").is_null()) ++t.errors;
-    if (r.at("feasible").get<bool>()) ++t.feasible;
-  }
+  points([&](const Json& r) { t.add(r); });
   return t;
 }
 
-std::vector<int64_t> front_of(const std::map<int64_t, Json>& records, const std::vector<SweepObjective>& objectives) {
+PointSource counted(const PointSource& points, PointTally& tally) {
+  return [points, &tally](const PointVisitor& visit) {
+    points([&](const Json& r) {
+      tally.add(r);
+      visit(r);
+    });
+  };
+}
+
+std::vector<int64_t> front_of(const PointSource& points, const std::vector<SweepObjective>& objectives) {
+  // The non-dominated set kept as the points stream by, so memory follows the front, not
+  // the sweep: a point dominated by a kept one is dropped, a new point drops those it
+  // dominates. The set is the same as a batch pass over every point, and pareto_front then
+  // orders it the same way (the points arrive in point order, which breaks ties).
   std::vector<int64_t> candidates;
   std::vector<ObjectiveVector> vectors;
-  for (const auto& [index, r] : records) {
-    if (!r.at("feasible").get<bool>() || !r.at("error").is_null()) continue;
-    candidates.push_back(index);
-    vectors.push_back(objective_vector(r.at("metrics"), objectives));
-  }
+  points([&](const Json& r) {
+    if (!r.at("feasible").get<bool>() || !r.at("error").is_null()) return;
+    ObjectiveVector v = objective_vector(r.at("metrics"), objectives);
+    for (const ObjectiveVector& kept : vectors)
+      if (dominates(kept, v)) return;
+    size_t out = 0;
+    for (size_t i = 0; i < vectors.size(); ++i) {
+      if (dominates(v, vectors[i])) continue;
+      if (out != i) candidates[out] = candidates[i], vectors[out] = std::move(vectors[i]);
+      ++out;
+    }
+    candidates.resize(out);
+    vectors.resize(out);
+    candidates.push_back(r.at("index").get<int64_t>());
+    vectors.push_back(std::move(v));
+  });
   std::vector<int64_t> front;
   for (size_t p : pareto_front(vectors)) front.push_back(candidates[p]);
   return front;

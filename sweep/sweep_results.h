@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sweep/point_log.h"
 #include "sweep/sweep_spec.h"
 
 namespace loom {
@@ -25,15 +26,20 @@ Json sweep_manifest(const SweepSpec& spec, const ShardInfo& shard, int64_t plann
 // be evaluated.
 struct PointTally {
   int64_t feasible = 0, errors = 0;
+  void add(const Json& record);
 };
-PointTally tally(const std::map<int64_t, Json>& records);
+PointTally tally(const PointSource& points);
 
-// Point numbers of the front of `records` (feasible, evaluated points only), in the
-// order of the first objective.
-std::vector<int64_t> front_of(const std::map<int64_t, Json>& records, const std::vector<SweepObjective>& objectives);
+// `points`, counting each record into `tally` as it passes (front and tally in one read of
+// a large log).
+PointSource counted(const PointSource& points, PointTally& tally);
 
-// pareto.json and pareto.csv in `out_dir`. `resimulated` holds cycle-level records of
-// front points (may be empty).
+// Point numbers of the front of the records `points` visits (feasible, evaluated points
+// only), in the order of the first objective. Holds one objective vector per feasible point.
+std::vector<int64_t> front_of(const PointSource& points, const std::vector<SweepObjective>& objectives);
+
+// pareto.json and pareto.csv in `out_dir`. `records` holds (at least) the records of the
+// front's points; `resimulated` holds cycle-level records of front points (may be empty).
 void write_front_files(const std::string& out_dir, const SweepSpec& spec, const Json& manifest,
                        const std::map<int64_t, Json>& records, const std::vector<int64_t>& front,
                        const std::map<int64_t, Json>& resimulated);

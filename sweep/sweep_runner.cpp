@@ -47,14 +47,13 @@ namespace {
 
 // The fixed point list of a grid or random sweep, cut to this shard.
 std::vector<int64_t> planned_points(const SweepSpec& spec, const ShardInfo& shard) {
-  std::vector<int64_t> all;
-  if (spec.strategy.kind == StrategyKind::grid) {
-    all.resize(static_cast<size_t>(spec.point_count()));
-    for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int64_t>(i);
-  } else {
-    all = random_sample(spec.point_count(), spec.strategy.samples, spec.strategy.seed);
-  }
   std::vector<int64_t> mine;
+  if (spec.strategy.kind == StrategyKind::grid) {  // 0..size-1: this shard's, without the rest
+    mine.reserve(static_cast<size_t>(spec.point_count() / shard.count + 1));  // 80 MB at 10^7, not 2x that
+    for (int64_t p = shard.index; p < spec.point_count(); p += shard.count) mine.push_back(p);
+    return mine;
+  }
+  const std::vector<int64_t> all = random_sample(spec.point_count(), spec.strategy.samples, spec.strategy.seed);
   for (size_t p = static_cast<size_t>(shard.index); p < all.size(); p += static_cast<size_t>(shard.count)) {
     mine.push_back(all[p]);
   }
@@ -91,11 +90,11 @@ void check_area_constraint(const SweepSpec& spec, const DesignSpace& space, cons
 
 std::string request(int64_t index, Fidelity f) { return std::to_string(index) + " " + name_of(f); }
 
-// Runs `indices` at `fidelity` on the pool, appending each reply to `log`.
-bool evaluate_all(const PointExecutor& execute, const std::vector<int64_t>& indices, Fidelity fidelity, PointLog& log,
-                  const DesignSpace& space, Progress& progress, int64_t& done, const std::atomic<bool>& stop) {
-  std::vector<std::string> requests;
-  for (int64_t i : indices) requests.push_back(request(i, fidelity));
+// One batch of requests for the points `indices` (parallel to `requests`).
+bool evaluate_batch(const PointExecutor& execute, const std::vector<int64_t>& indices,
+                    const std::vector<std::string>& requests, Fidelity fidelity, PointLog& log, const DesignSpace& space,
+                    Progress& progress, int64_t& done, const std::atomic<bool>& stop,
+                    const std::function<void()>& on_kept) {
   return execute(
       requests,
       [&](size_t position, const std::string& reply, bool ok) {
@@ -113,8 +112,34 @@ bool evaluate_all(const PointExecutor& execute, const std::vector<int64_t>& indi
         }
         log.append(record);
         progress.update(++done);
+        if (on_kept) on_kept();
       },
       stop, [&] { progress.update(done); });
+}
+
+// Requests handed to the executor at once. A sweep may plan 10^7 points; their request
+// strings (about 64 bytes each) are made a batch at a time instead. A batch runs to its end
+// before the next starts, which idles a worker for at most one point per batch.
+constexpr size_t kRequestBatch = 100'000;
+
+// Runs the points of `indices` the log lacks at `fidelity` on the pool, appending each
+// reply to `log`.
+bool evaluate_all(const PointExecutor& execute, const std::vector<int64_t>& indices, Fidelity fidelity, PointLog& log,
+                  const DesignSpace& space, Progress& progress, int64_t& done, const std::atomic<bool>& stop,
+                  const std::function<void()>& on_kept) {
+  for (size_t begin = 0; begin < indices.size(); begin += kRequestBatch) {
+    if (begin > 0 && stop) return false;  // interrupted between batches
+    std::vector<int64_t> batch;
+    std::vector<std::string> requests;
+    for (size_t i = begin; i < std::min(indices.size(), begin + kRequestBatch); ++i) {
+      if (log.has(indices[i])) continue;
+      batch.push_back(indices[i]);
+      requests.push_back(request(indices[i], fidelity));
+    }
+    if (!requests.empty() && !evaluate_batch(execute, batch, requests, fidelity, log, space, progress, done, stop, on_kept))
+      return false;
+  }
+  return true;
 }
 
 Fitness fitness_of(const Json& record, const SweepSpec& spec) {
@@ -190,7 +215,7 @@ SweepOutcome run_sweep(const SweepRunOptions& o, const std::atomic<bool>& stop) 
   out.warning = log.warning();
   if (!out.warning.empty() && !o.quiet) std::fprintf(stderr, "loom: warning: %s\n", out.warning.c_str());
   const auto manifest = [&](bool complete) {
-    return sweep_manifest(spec, o.shard, planned, static_cast<int64_t>(log.records().size()), complete);
+    return sweep_manifest(spec, o.shard, planned, static_cast<int64_t>(log.size()), complete);
   };
   write_file_atomically((dir / "sweep.json").string(), manifest(false).dump(2) + "\n");
 
@@ -208,12 +233,13 @@ SweepOutcome run_sweep(const SweepRunOptions& o, const std::atomic<bool>& stop) 
   bool finished = true;
   if (fixed) {
     std::vector<int64_t> todo;
+    todo.reserve(points.size() - std::min(points.size(), log.size()));
     for (int64_t i : points) {
       if (!log.has(i)) todo.push_back(i);
     }
     done = planned - static_cast<int64_t>(todo.size());
     Progress progress("sweep " + spec.name, planned, done, o.quiet);
-    finished = evaluate_all(pool, todo, spec.search_fidelity, log, space, progress, done, stop);
+    finished = evaluate_all(pool, todo, spec.search_fidelity, log, space, progress, done, stop, o.on_point_kept);
     progress.finish();
   } else {
     // NSGA-II replays its deterministic generations; points already in the log are reused.
@@ -221,7 +247,7 @@ SweepOutcome run_sweep(const SweepRunOptions& o, const std::atomic<bool>& stop) 
     std::map<int64_t, Fitness> fitness;
     const auto fitness_fn = [&](int64_t i) -> const Fitness& {
       auto it = fitness.find(i);
-      if (it == fitness.end()) it = fitness.emplace(i, fitness_of(log.records().at(i), spec)).first;
+      if (it == fitness.end()) it = fitness.emplace(i, fitness_of(*log.record(i), spec)).first;
       return it->second;
     };
     Progress progress("sweep " + spec.name + " (NSGA-II)", planned, 0, o.quiet);
@@ -233,21 +259,22 @@ SweepOutcome run_sweep(const SweepRunOptions& o, const std::atomic<bool>& stop) 
         if (!log.has(i)) todo.push_back(i);
       }
       done += static_cast<int64_t>(batch.size() - todo.size());
-      finished = evaluate_all(pool, todo, spec.search_fidelity, log, space, progress, done, stop);
+      finished = evaluate_all(pool, todo, spec.search_fidelity, log, space, progress, done, stop, o.on_point_kept);
       if (!finished) break;
       batch.insert(batch.end(), population.begin(), population.end());
       population = nsga.select(batch, fitness_fn);
     }
     progress.finish();
   }
-  out.done = static_cast<int64_t>(log.records().size());
+  out.done = static_cast<int64_t>(log.size());
   if (!finished) {
     out.interrupted = true;
     write_file_atomically((dir / "sweep.json").string(), manifest(false).dump(2) + "\n");
     return out;
   }
 
-  std::vector<int64_t> front = front_of(log.records(), spec.objectives);
+  PointTally counts;  // counted on the way: one read of the log for both
+  std::vector<int64_t> front = front_of(counted(log.source(), counts), spec.objectives);
   PointLog resim((dir / "resim.jsonl").string(), "", spec, o.resume);
   if (spec.resimulate_front && !front.empty()) {
     std::vector<int64_t> todo;
@@ -256,7 +283,7 @@ SweepOutcome run_sweep(const SweepRunOptions& o, const std::atomic<bool>& stop) 
     }
     int64_t resim_done = static_cast<int64_t>(front.size() - todo.size());
     Progress progress("re-simulating the front at cycle level", static_cast<int64_t>(front.size()), resim_done, o.quiet);
-    finished = evaluate_all(pool, todo, Fidelity::cycle, resim, space, progress, resim_done, stop);
+    finished = evaluate_all(pool, todo, Fidelity::cycle, resim, space, progress, resim_done, stop, o.on_point_kept);
     progress.finish();
     if (!finished) {
       out.interrupted = true;
@@ -266,14 +293,17 @@ SweepOutcome run_sweep(const SweepRunOptions& o, const std::atomic<bool>& stop) 
   log.rewrite_sorted();
   resim.rewrite_sorted();
   const Json final_manifest = manifest(true);
-  write_front_files(o.out_dir, spec, final_manifest, log.records(), front, resim.records());
+  // The front's records and their re-simulations: a few, where the log may hold 10^7.
+  std::map<int64_t, Json> front_records, resimulated;
+  for (int64_t i : front) front_records.emplace(i, *log.record(i));
+  resim.for_each([&](const Json& r) { resimulated.emplace(r.at("index").get<int64_t>(), r); });
+  write_front_files(o.out_dir, spec, final_manifest, front_records, front, resimulated);
   write_file_atomically((dir / "sweep.json").string(), final_manifest.dump(2) + "\n");
 
-  const PointTally counts = tally(log.records());
   out.feasible = counts.feasible;
   out.errors = counts.errors;
   out.front = static_cast<int64_t>(front.size());
-  out.resimulated = static_cast<int64_t>(resim.records().size());
+  out.resimulated = static_cast<int64_t>(resim.size());
   if (out.feasible == 0) {
     out.no_feasible = "no evaluated point meets the constraints (" + std::to_string(out.done) + " points, " +
                       std::to_string(out.errors) + " could not be evaluated); see points.csv's violations column";

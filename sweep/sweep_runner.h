@@ -30,6 +30,8 @@ struct SweepRunOptions {
   ShardInfo shard;
   bool quiet = false;
   PointExecutor executor;  // empty: `jobs` forked worker processes
+  // Called after each finished point is appended to points.jsonl (the CLI's test hook).
+  std::function<void()> on_point_kept;
 };
 
 struct SweepOutcome {

@@ -181,11 +181,13 @@ std::string resolve(const std::string& base_dir, const std::string& path) {
 }  // namespace
 
 SweepSpec load_sweep_spec(const std::string& path) {
+  return parse_sweep_spec(load_json_file(path), path, fs::path(path).parent_path().string());
+}
+
+SweepSpec parse_sweep_spec(const Json& doc, const std::string& path, const std::string& dir) {
   SweepSpec spec;
   spec.file = path;
-  const Json doc = load_json_file(path);
   if (!doc.is_object()) throw InputError(path, "(top level)", "a JSON object (a loom-sweep/1 spec)");
-  const std::string dir = fs::path(path).parent_path().string();
   JsonReader r(doc, path, "");
   const std::string schema = r.string("schema", "loom-sweep/1");
   if (schema != "loom-sweep/1") r.fail("schema", "\"loom-sweep/1\"");
@@ -196,7 +198,8 @@ SweepSpec load_sweep_spec(const std::string& path) {
   if (fs::path(spec.base_file).extension() != ".json") {
     r.fail("base", "a loom architecture .json file (sweeps edit its JSON fields); got " + spec.base_file);
   }
-  if (!fs::exists(spec.base_file)) r.fail("base", "an existing architecture file; " + spec.base_file + " does not exist");
+  std::error_code ec;  // a path the OS cannot look up (too long, say) does not exist either
+  if (!fs::exists(spec.base_file, ec)) r.fail("base", "an existing architecture file; " + spec.base_file + " does not exist");
   spec.base = load_json_file(spec.base_file);
   spec.base_dir = fs::path(spec.base_file).parent_path().string();
   (void)parse_architecture(spec.base, spec.base_file, spec.base_dir);  // the base itself must be valid
@@ -227,7 +230,7 @@ SweepSpec load_sweep_spec(const std::string& path) {
     const std::string field = "workloads[" + std::to_string(i) + "]";
     if (!workloads[i].is_string()) throw InputError(path, field, "a workload file path (string)");
     const std::string file = resolve(dir, workloads[i].get<std::string>());
-    if (!fs::exists(file)) throw InputError(path, field, "an existing workload file; " + file + " does not exist");
+    if (!fs::exists(file, ec)) throw InputError(path, field, "an existing workload file; " + file + " does not exist");
     spec.workloads.push_back(load_workload(file));
     if (!names.insert(spec.workloads.back().name).second) {
       throw InputError(path, field, "workloads with distinct names; \"" + spec.workloads.back().name + "\" repeats");

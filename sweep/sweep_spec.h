@@ -73,6 +73,9 @@ const std::vector<std::string>& sweep_metric_names();
 // Throws InputError naming the spec file and the field on any bad input, including an
 // unknown parameter path, an empty range and a value the architecture schema rejects.
 SweepSpec load_sweep_spec(const std::string& path);
+// The same for a spec document already in memory: `file` names it in errors (and gives the
+// default name), `base_dir` resolves its relative paths (base architecture, workloads).
+SweepSpec parse_sweep_spec(const Json& doc, const std::string& file, const std::string& base_dir);
 
 // Limits stated in errors: the design space (random and NSGA-II draw from it by index),
 // the points one sweep evaluates (a grid, or random samples), values per parameter.

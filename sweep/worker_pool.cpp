@@ -26,7 +26,11 @@ bool write_all(int fd, const std::string& data) {
 
 // The worker's whole life: requests in, replies out, until the parent closes the pipe.
 [[noreturn]] void worker_main(int in, int out, const WorkerPool::Task& task) {
-  ::signal(SIGINT, SIG_IGN);  // Ctrl-C is the parent's to handle; it stops the workers
+  // Ctrl-C reaches the whole process group and a batch system's SIGTERM every process of
+  // the job: both are the parent's to handle (it keeps what finished, then stops the
+  // workers). A worker that died of them would be reported as a failed point and kept.
+  ::signal(SIGINT, SIG_IGN);
+  ::signal(SIGTERM, SIG_IGN);
   std::string buffer;
   char chunk[4096];
   for (;;) {
@@ -133,6 +137,7 @@ bool WorkerPool::run(const std::vector<std::string>& requests, const OnReply& on
       const ssize_t n = ::read(w.from_worker, chunk, sizeof chunk);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
+        if (stop.load()) return false;  // stopping anyway: its point is computed on resume
         std::string how;
         const long long lost = w.busy;
         reap(w, &how);

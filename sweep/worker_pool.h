@@ -3,7 +3,9 @@
 // sweep down. The pool forks N workers once (each keeps its SystemC context and loaded
 // inputs for all its points), hands each a one-line request at a time over a pipe, and
 // collects one-line replies as they come. A worker that dies is replaced and its point
-// reported as failed. The parent process itself never runs a simulation.
+// reported as failed (unless the pool is stopping: then the point is just not run).
+// Workers ignore SIGINT and SIGTERM, which are the parent's to handle. The parent process
+// itself never runs a simulation.
 #pragma once
 
 #include <atomic>

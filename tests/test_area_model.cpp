@@ -305,7 +305,9 @@ TEST_CASE("area: every shipped config gets a positive, finite area") {
     CHECK(std::isfinite(a.total_mm2()));
     CHECK(a.total_mm2() > 0);
     CHECK(a.technology_nm > 0);
-    for (const auto& [name, mm2] : a.components_mm2) {
+    for (const auto& component : a.components_mm2) {
+      const std::string& name = component.first;  // a named reference: clang 14 cannot capture a binding
+      const double mm2 = component.second;
       CAPTURE(name);
       CHECK(std::isfinite(mm2));
       CHECK(mm2 >= 0);

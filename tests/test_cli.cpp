@@ -528,16 +528,16 @@ TEST_CASE("loom CLI: sizes that would overflow, exhaust memory or time out are r
     write_file(arch, replace_once(kGoodArch, "\"clock_hz\": 1000000000", "\"clock_hz\": 1e-300"));
     expect_bad_input(dir, arch, good.workload, "slow_clock_arch.json", "clock_hz");
   }
-  SUBCASE("a layer needing more than 10^8 folds") {
+  SUBCASE("a network needing more than 10^7 folds") {
     const std::string net = dir / "many_folds_net.json";
     write_file(net, replace_once(kGoodNet, "\"m\": 4, \"n\": 16, \"k\": 32", "\"m\": 1, \"n\": 16000000, \"k\": 16000000"));
-    expect_bad_input(dir, good.arch, net, "many_folds_net.json", "10^8 folds");
+    expect_bad_input(dir, good.arch, net, "many_folds_net.json", "10^7 folds");
   }
   SUBCASE("a run that would exceed 10^15 simulated cycles") {
     const std::string arch = dir / "crawl_arch.json";
     write_file(arch, replace_once(kGoodArch, "\"latency_cycles\": 10", "\"latency_cycles\": 1000000000"));
     const std::string net = dir / "long_net.json";
-    write_file(net, replace_once(kGoodNet, "\"m\": 4, \"n\": 16, \"k\": 32", "\"m\": 8, \"n\": 8000, \"k\": 80000"));
+    write_file(net, replace_once(kGoodNet, "\"m\": 4, \"n\": 16, \"k\": 32", "\"m\": 8, \"n\": 800, \"k\": 80000"));
     expect_bad_input(dir, arch, net, "long_net.json", "10^15 cycles");
   }
   SUBCASE("an energy table with two SRAM points at the same capacity") {

@@ -452,7 +452,8 @@ TEST_CASE("hierarchy: technology scaling follows the documented rule") {
   const TechnologyScaling rule = TechnologyScaling::load(TechnologyScaling::default_path());
   CHECK(rule.min_nm() == 7);
   CHECK(rule.max_nm() == 130);
-  for (auto [from, to] : {std::pair{45.0, 16.0}, {45.0, 12.0}, {45.0, 22.0}, {65.0, 28.0}, {45.0, 90.0}}) {
+  for (const std::pair<double, double> nodes : {std::pair{45.0, 16.0}, {45.0, 12.0}, {45.0, 22.0}, {65.0, 28.0}, {45.0, 90.0}}) {
+    const double from = nodes.first, to = nodes.second;  // not a binding: clang 14 cannot capture one
     CAPTURE(from);
     CAPTURE(to);
     CHECK(rule.factor(from, to) ==

@@ -107,7 +107,9 @@ TEST_CASE("kernel catalog: every shipped kernel's output passes its CPU referenc
       {"mma_chain", {{"steps", 5}, {"blocks", 2}, {"threads", 64}}},
       {"stream_read", {{"n", 5000}, {"passes", 3}, {"blocks", 3}}},  // several elements per thread
   };
-  for (const auto& [name, sizes] : launches) {
+  for (const auto& launch : launches) {
+    const auto& name = launch.first;  // not a binding: clang 14 cannot capture one
+    const auto& sizes = launch.second;
     CAPTURE(name);
     const LaunchRecipe r = make_launch_recipe(name, sizes);
     const std::vector<HostBuffer> before = initial_buffers(r, 7);

@@ -762,7 +762,7 @@ TEST_CASE("simt timing: identical launches give identical statistics") {
   CHECK(stall(a, StallReason::barrier) > 0);
 }
 
-TEST_CASE("simt timing: speed of the timing side (mock source)") {
+TEST_CASE("simt timing: a full V100 of scripted warps (the timing side's own rate, printed)") {
   // A full V100 (80 SMs, 64 warps each), a mix of ALU, FP32 chains, shared and global
   // memory. The mock costs a few ns per instruction, so this is the timing model's own rate.
   Program p;
@@ -802,7 +802,6 @@ TEST_CASE("simt timing: speed of the timing side (mock source)") {
                            << " s of CPU: " << rate / 1e6 << " M warp instructions/s, "
                            << seconds * 1e9 / static_cast<double>(active) << " ns per active sub-core cycle");
   CHECK(s.warp_instructions == int64_t{ctas} * warps * 200);
-#ifdef NDEBUG
-  CHECK(rate > 5e6);  // the timing side alone must leave room for the functional model
-#endif
+  // The rate is printed, not asserted: speed targets live in bench/ (`loom_bench gpu`), where
+  // a loaded machine or a sanitizer build cannot fail the suite.
 }

@@ -258,7 +258,7 @@ TEST_CASE("points log: resume keeps good lines, drops a cut-off last line, refus
   write_file(jsonl, p0.dump() + "\n" + p1.dump().substr(0, 40));
   {
     PointLog log(jsonl, csv, s, true);
-    CHECK(log.records().size() == 1);
+    CHECK(log.size() == 1);
     CHECK(log.has(0));
     CHECK(loom_test::contains(log.warning(), "line 2 is incomplete"));
   }
@@ -267,7 +267,7 @@ TEST_CASE("points log: resume keeps good lines, drops a cut-off last line, refus
   write_file(jsonl, p0.dump() + "\n{\"index\": 1}\n");
   {
     PointLog log(jsonl, csv, s, true);
-    CHECK(log.records().size() == 1);
+    CHECK(log.size() == 1);
   }
   // Garbage in the middle is corruption, not an interruption.
   write_file(jsonl, p0.dump() + "\nnot json\n" + p1.dump() + "\n");

@@ -104,7 +104,9 @@ TEST_CASE("system: DGX-1 has 8 V100s, 16 NVLink pairs, 6 bricks per GPU, 8 of th
     doubled += l.count == 2;
   }
   CHECK(doubled == 8);
-  for (const auto& [name, bricks] : links_per_endpoint(s)) {
+  for (const auto& endpoint : links_per_endpoint(s)) {
+    const auto& name = endpoint.first;  // not a binding: clang 14 cannot capture one
+    const auto bricks = endpoint.second;
     CAPTURE(name);
     CHECK(bricks == 6);  // a V100 has 6 NVLink 2.0 bricks, all used in a DGX-1
   }
@@ -204,7 +206,9 @@ TEST_CASE("system: link presets are links.json as embedded, with cited figures")
                                                   {"pcie2", 8e9},    {"pcie3", 15.75e9}, {"pcie4", 31.5e9},
                                                   {"pcie5", 63e9},   {"ib_edr", 12.5e9}, {"ib_hdr", 25e9},
                                                   {"ib_ndr", 50e9}};
-  for (const auto& [type, bw] : expected) {
+  for (const auto& preset : expected) {
+    const auto& type = preset.first;  // not a binding: clang 14 cannot capture one
+    const auto bw = preset.second;
     CAPTURE(type);
     const LinkSpec* l = find_link_preset(type);
     REQUIRE(l != nullptr);

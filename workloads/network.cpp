@@ -15,6 +15,15 @@ int64_t Network::total_macs() const {
   return total;
 }
 
+std::string network_size_error(const Network& net) {
+  // Each layer is at most kMaxLayerMacs, so the sum is kept in 128 bits until it is checked.
+  __int128 total = 0;
+  for (const Layer& l : net.layers) total += l.macs();
+  if (total <= kMaxNetworkMacs) return "";
+  return "the network has " + Json(static_cast<double>(total)).dump() +
+         " MACs in all; loom accepts networks up to 10^18 MACs (its totals are 64-bit integers)";
+}
+
 std::string layer_name_preview(const Network& net, size_t shown) {
   shown = std::min(net.layers.size(), shown);
   std::string s;
@@ -107,6 +116,7 @@ Network parse_network_json(const Json& json, const std::string& file) {
   }
   if (net.layers.empty()) r.fail("layers", "expected at least one layer");
   r.finish();
+  if (const std::string rule = network_size_error(net); !rule.empty()) r.fail("layers", rule);
   return net;
 }
 

@@ -21,6 +21,15 @@ struct Network {
   int64_t total_macs() const;
 };
 
+// MACs of a whole network that loom accepts: every per-network total (MACs, 2 x MACs FLOPs,
+// and the per-MAC access counts of the models) stays within a 64-bit integer. Each layer has
+// its own limit, kMaxLayerMacs (layer.h); 10^18 is a thousand such layers.
+inline constexpr int64_t kMaxNetworkMacs = 1'000'000'000'000'000'000;
+
+// "" when the network's total MACs are within kMaxNetworkMacs, else the rule it breaks.
+// Both loaders apply it (field "layers").
+std::string network_size_error(const Network& net);
+
 // "a, b, c, ... (N more)": the first `shown` layer names, for errors that list choices.
 std::string layer_name_preview(const Network& net, size_t shown = 8);
 

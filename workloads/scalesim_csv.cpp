@@ -255,6 +255,7 @@ Network parse_scalesim_csv(const std::string& text, const std::string& file) {
                      "expected at least one layer row after the header on line " +
                          std::to_string(header.line) + "; the file has none");
   }
+  if (const std::string rule = network_size_error(net); !rule.empty()) throw InputError(file, "layers", rule);
   return net;
 }
 

@@ -9,15 +9,37 @@ namespace {
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t words_in(int64_t bytes, int bits) { return ceil_div(bytes * 8, bits); }
 
+std::string array_name(const SystolicConfig& c) { return std::to_string(c.rows) + "x" + std::to_string(c.cols); }
+
 }  // namespace
+
+void check_folds_bound(const Network& network, const SystolicConfig& c, const ArrayGeometry& geometry) {
+  // Each layer's count is at most its MACs (<= kMaxLayerMacs); summed as a double, which
+  // cannot overflow and is exact up to 2^53, far above the limit.
+  double total = 0;
+  int64_t largest = 0;
+  const Layer* largest_layer = nullptr;
+  for (const Layer& layer : network.layers) {
+    const int64_t folds = fold_count(layer.gemm_view(), geometry);
+    total += static_cast<double>(folds);
+    if (folds > largest) largest = folds, largest_layer = &layer;
+  }
+  if (total <= static_cast<double>(kMaxFoldsPerRun)) return;
+  const std::string count = total < 9e18 ? std::to_string(static_cast<int64_t>(total)) : Json(total).dump();
+  throw InputError(network.source_file, "layers",
+                   "this network needs " + count + " folds on the " + array_name(c) + " array of " + c.name +
+                       " (layer '" + largest_layer->name + "' alone " + std::to_string(largest) +
+                       "); loom plans up to 10^7 folds per run (about 1.7 GB of memory): use a larger array or "
+                       "fewer layers per run");
+}
 
 PlannedLayer plan_layer(const Layer& layer, const SystolicConfig& c, const ArrayGeometry& geometry,
                         const std::string& workload_file) {
   const int64_t folds_needed = fold_count(layer.gemm_view(), geometry);
-  if (folds_needed > kMaxFoldsPerLayer) {
+  if (folds_needed > kMaxFoldsPerRun) {
     throw InputError(workload_file, "layer '" + layer.name + "'",
-                     "needs " + std::to_string(folds_needed) + " folds on a " + std::to_string(c.rows) + "x" +
-                         std::to_string(c.cols) + " array; loom simulates up to 10^8 folds per layer");
+                     "needs " + std::to_string(folds_needed) + " folds on a " + array_name(c) +
+                         " array; loom plans up to 10^7 folds per run (about 1.7 GB of memory)");
   }
   PlannedLayer p;
   LayerResult& r = p.result;

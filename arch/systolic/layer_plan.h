@@ -32,12 +32,22 @@ struct PlannedLayer {
   int64_t dram_read_bytes = 0, dram_write_bytes = 0;  // planned totals
 };
 
-// Limits that keep one run within memory and within SystemC's time range (2^64 ps).
-inline constexpr int64_t kMaxFoldsPerLayer = 100'000'000;
+// Limits that keep one run within memory, time and SystemC's time range (2^64 ps).
+// Folds: both models hold every planned fold of a run at once, about 180 bytes each while a
+// layer is planned (its fold, traffic and job records) and 90 after, and the cycle model
+// plays 3 to 5 million folds per second; 10^7 folds peaks at 1.7 GB and takes 2 to 3 s
+// (docs/reliability.md), 12x the largest shipped case (VGG-16 on the 12x14 Eyeriss array,
+// 826,452 folds). Cycles: 10^15 keeps simulated time far from SystemC's end.
+inline constexpr int64_t kMaxFoldsPerRun = 10'000'000;
 inline constexpr double kMaxSimulatedCycles = 1e15;
 
+// Throws InputError naming the workload file when the network's layers need more than
+// kMaxFoldsPerRun folds in all on this array. Closed form (fold_count), so it runs before
+// anything is planned.
+void check_folds_bound(const Network& network, const SystolicConfig& config, const ArrayGeometry& geometry);
+
 // Plans one layer. Throws InputError (naming `workload_file` or the architecture file) when
-// the layer needs more than kMaxFoldsPerLayer folds or one fold's tile cannot fit its buffer.
+// the layer alone needs more than kMaxFoldsPerRun folds or one fold's tile cannot fit its buffer.
 PlannedLayer plan_layer(const Layer& layer, const SystolicConfig& config, const ArrayGeometry& geometry,
                         const std::string& workload_file);
 

@@ -127,6 +127,7 @@ LayerEstimate estimate_layer(const std::vector<FoldJob>& jobs, const SystolicCon
 NetworkResult estimate_network(const SystolicConfig& c, const Network& network, const EnergyTable& energy,
                                bool scalesim_compat) {
   const ArrayGeometry geometry = geometry_of(c, scalesim_compat);
+  check_folds_bound(network, c, geometry);  // the same limit as the cycle model
   // Plan each distinct shape once, in layer order, so the first impossible layer is the
   // one the cycle model reports; the cycle bound sums every layer as the cycle model does.
   std::vector<ShapeKey> keys;

@@ -37,7 +37,7 @@ void SystolicEngine::configure(const SystolicConfig& c) {
 }
 
 std::vector<LayerTiming> SystolicEngine::run(const std::vector<std::vector<FoldJob>>& layers,
-                                             const std::function<void(size_t)>& on_layer_done) {
+                                             const LayerDone& on_layer_done) {
   LOOM_CHECK(phase_ == Phase::idle, "systolic_engine", "run() while a job is active");
   layers_ = &layers;
   on_layer_done_ = on_layer_done;
@@ -86,7 +86,7 @@ bool SystolicEngine::finish_layer(int64_t now) {
   t.dram_read_bytes = dram_.read_bytes();
   t.dram_write_bytes = dram_.write_bytes();
   t.dram_peak_bytes_per_cycle = dram_.peak_bytes_per_cycle(now);
-  if (on_layer_done_) on_layer_done_(layer_);
+  if (on_layer_done_) on_layer_done_(layer_, t);
   ++layer_;
   phase_ = layer_ < layers_->size() ? Phase::layer_begin : Phase::idle;
   return true;

@@ -17,15 +17,10 @@
 #include "arch/systolic/dram_traffic.h"
 #include "arch/systolic/fold_plan.h"
 #include "arch/systolic/layer_plan.h"  // FoldJob
+#include "arch/systolic/layer_timing.h"
 #include "arch/systolic/systolic_config.h"
 
 namespace loom {
-
-struct LayerTiming {
-  int64_t cycles = 0;
-  int64_t dram_read_bytes = 0, dram_write_bytes = 0;
-  double dram_peak_bytes_per_cycle = 0;
-};
 
 class SystolicEngine : public sc_core::sc_module {
  public:
@@ -34,10 +29,12 @@ class SystolicEngine : public sc_core::sc_module {
 
   void configure(const SystolicConfig& config);
 
-  // Runs the layers back to back in simulated time; `on_layer_done(i)` is called as each
-  // layer finishes (progress reporting).
-  std::vector<LayerTiming> run(const std::vector<std::vector<FoldJob>>& layers,
-                               const std::function<void(size_t)>& on_layer_done);
+  // Runs the layers back to back in simulated time; `on_layer_done(i, timing)` is called as
+  // each layer finishes (progress, checkpoints). A layer starts with the array idle and every
+  // DRAM transfer of the previous one complete, and its statistics window opens then, so its
+  // timing does not depend on which layers ran before it (a resumed run skips finished ones).
+  using LayerDone = std::function<void(size_t, const LayerTiming&)>;
+  std::vector<LayerTiming> run(const std::vector<std::vector<FoldJob>>& layers, const LayerDone& on_layer_done);
 
  private:
   enum class Phase { idle, layer_begin, wait_start, running };
@@ -52,7 +49,7 @@ class SystolicEngine : public sc_core::sc_module {
   sc_core::sc_event kick_;
   Phase phase_ = Phase::idle;
   const std::vector<std::vector<FoldJob>>* layers_ = nullptr;
-  std::function<void(size_t)> on_layer_done_;
+  LayerDone on_layer_done_;
   size_t layer_ = 0, fold_ = 0, slots_ = 2;
   int64_t layer_start_ = 0, last_write_done_ = 0;
   std::vector<int64_t> data_ready_;  // per fold: its prefetched inputs have arrived

@@ -1,6 +1,7 @@
 #include "arch/systolic/systolic_simulator.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "arch/systolic/layer_plan.h"
 #include "arch/systolic/systolic_energy.h"
@@ -15,6 +16,7 @@ ArrayGeometry geometry_of(const SystolicConfig& c, bool scalesim_compat) {
 NetworkResult simulate_network(const SystolicConfig& c, const Network& network, const EnergyTable& energy,
                                const SimulationOptions& options) {
   const ArrayGeometry geometry = geometry_of(c, options.scalesim_compat);
+  check_folds_bound(network, c, geometry);  // bounds the memory of the plans below
   // Plan every layer first: an impossible layer is reported before any simulation runs.
   std::vector<PlannedLayer> planned;
   planned.reserve(network.layers.size());
@@ -27,11 +29,25 @@ NetworkResult simulate_network(const SystolicConfig& c, const Network& network, 
 
   SystolicEngine& engine = systolic_engine();
   engine.configure(c);
+  // Layers a resumed run already has are not played again (their timing does not depend on
+  // the layers before them: SystolicEngine::run).
+  std::vector<LayerTiming> timings(planned.size());
+  std::vector<size_t> to_run;
   std::vector<std::vector<FoldJob>> jobs;
-  jobs.reserve(planned.size());
-  for (PlannedLayer& p : planned) jobs.push_back(std::move(p.jobs));
-  const std::vector<LayerTiming> timings = engine.run(jobs, [&](size_t i) {
-    if (options.progress) options.progress(i + 1, jobs.size());
+  for (size_t i = 0; i < planned.size(); ++i) {
+    if (const std::optional<LayerTiming> kept = options.store.kept(i)) {
+      timings[i] = *kept;
+    } else {
+      to_run.push_back(i);
+      jobs.push_back(std::move(planned[i].jobs));
+    }
+  }
+  const size_t already = planned.size() - to_run.size();
+  if (already > 0 && options.progress) options.progress(already, planned.size());
+  engine.run(jobs, [&](size_t j, const LayerTiming& timing) {
+    timings[to_run[j]] = timing;
+    options.store.finished(to_run[j], timing);
+    if (options.progress) options.progress(already + j + 1, planned.size());
   });
 
   NetworkResult out;

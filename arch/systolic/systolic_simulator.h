@@ -6,9 +6,11 @@
 
 #include <functional>
 
+#include "arch/systolic/layer_timing.h"
 #include "arch/systolic/systolic_config.h"
 #include "arch/systolic/systolic_result.h"
 #include "sim/energy_table.h"
+#include "sim/layer_store.h"
 #include "workloads/network.h"
 
 namespace loom {
@@ -17,6 +19,8 @@ struct SimulationOptions {
   bool scalesim_compat = false;
   // Called after each layer with (layers done, layer count).
   std::function<void(size_t, size_t)> progress;
+  // Layers an interrupted run already simulated, and where to keep the newly simulated ones.
+  LayerStore<LayerTiming> store;
 };
 
 NetworkResult simulate_network(const SystolicConfig& config, const Network& network,

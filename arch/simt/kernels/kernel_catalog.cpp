@@ -51,6 +51,16 @@ void require(bool holds, const std::string& rule, const std::string& key, const 
   }
 }
 
+// Elements of a buffer with these dimensions, saturating at 2^56: each size may be up to
+// 2^31, so a product of several overflows 64 bits; a saturated buffer is then refused by the
+// launch limits (launch_limits.h) before anything is allocated.
+int64_t elements(std::initializer_list<int64_t> dims) {
+  constexpr int64_t kCap = int64_t{1} << 56;
+  int64_t n = 1;
+  for (int64_t d : dims) n = d != 0 && n > kCap / d ? kCap : n * d;
+  return n;
+}
+
 void add_buffer(LaunchRecipe& r, std::string name, ElementType type, int64_t count, BufferInit init,
                 bool output = false) {
   r.buffers.push_back({std::move(name), type, count, init, 1, output});
@@ -68,9 +78,9 @@ void build_fp32_gemm(LaunchRecipe& r, const Sizes& s, const std::string&) {
   const int64_t m = s.at("M"), n = s.at("N"), k = s.at("K");
   r.block = {16, 16, 1};
   r.grid = {ceil_div(n, 16), ceil_div(m, 16), 1};
-  add_buffer(r, "A", ElementType::f32, m * k, BufferInit::random);
-  add_buffer(r, "B", ElementType::f32, k * n, BufferInit::random);
-  add_buffer(r, "C", ElementType::f32, m * n, BufferInit::zeros, true);
+  add_buffer(r, "A", ElementType::f32, elements({m, k}), BufferInit::random);
+  add_buffer(r, "B", ElementType::f32, elements({k, n}), BufferInit::random);
+  add_buffer(r, "C", ElementType::f32, elements({m, n}), BufferInit::zeros, true);
   for (int64_t v : {m, n, k}) r.args.push_back(int_arg(v));
   r.flops = 2.0 * m * n * k;
 }
@@ -88,9 +98,9 @@ const std::vector<KernelRecipe>& recipes() {
          const int64_t m = s.at("M"), n = s.at("N"), k = s.at("K");
          r.block = {128, 1, 1};
          r.grid = {ceil_div(n, 64), static_cast<uint32_t>(m / 16), 1};
-         add_buffer(r, "A", ElementType::f16, m * k, BufferInit::random);
-         add_buffer(r, "B", ElementType::f16, k * n, BufferInit::random);  // column-major K x N
-         add_buffer(r, "C", ElementType::f32, m * n, BufferInit::zeros, true);
+         add_buffer(r, "A", ElementType::f16, elements({m, k}), BufferInit::random);
+         add_buffer(r, "B", ElementType::f16, elements({k, n}), BufferInit::random);  // column-major K x N
+         add_buffer(r, "C", ElementType::f32, elements({m, n}), BufferInit::zeros, true);
          for (int64_t v : {m, n, k}) r.args.push_back(int_arg(v));
          r.flops = 2.0 * m * n * k;
        }},
@@ -154,10 +164,10 @@ const std::vector<KernelRecipe>& recipes() {
          r.sizes["P"] = p;
          r.sizes["Q"] = q;
          r.block = {16, 16, 1};
-         r.grid = {ceil_div(k, 16), ceil_div(n * p * q, 16), 1};
-         add_buffer(r, "x", ElementType::f32, n * c * h * w, BufferInit::random);
-         add_buffer(r, "w", ElementType::f32, k * c * rr * ss, BufferInit::random);
-         add_buffer(r, "y", ElementType::f32, n * k * p * q, BufferInit::zeros, true);
+         r.grid = {ceil_div(k, 16), ceil_div(elements({n, p, q}), 16), 1};  // truncated only when y is refused
+         add_buffer(r, "x", ElementType::f32, elements({n, c, h, w}), BufferInit::random);
+         add_buffer(r, "w", ElementType::f32, elements({k, c, rr, ss}), BufferInit::random);
+         add_buffer(r, "y", ElementType::f32, elements({n, k, p, q}), BufferInit::zeros, true);
          for (int64_t v : {n, c, h, w, k, rr, ss, p, q, stride, pad}) r.args.push_back(int_arg(v));
          r.flops = 2.0 * n * k * p * q * c * rr * ss;
        }},
@@ -196,7 +206,7 @@ const std::vector<KernelRecipe>& recipes() {
         {{"steps", 1024}, {"blocks", 1}, {"threads", 32}}},
        [](LaunchRecipe& r, const Sizes& s, const std::string& option) {
          require(s.at("blocks") >= 1, "blocks >= 1", "blocks", r, s, option);
-         const int64_t threads = s.at("threads") * s.at("blocks");
+         const int64_t threads = elements({s.at("threads"), s.at("blocks")});
          r.block = {static_cast<uint32_t>(s.at("threads")), 1, 1};
          r.grid = {static_cast<uint32_t>(s.at("blocks")), 1, 1};
          add_buffer(r, "out", ElementType::f32, threads, BufferInit::zeros, true);
@@ -210,10 +220,10 @@ const std::vector<KernelRecipe>& recipes() {
          require_multiple(s, "threads", 32, r.kernel, option);
          // Below 2^20 steps every partial sum is exact in FP32, so the check can be exact.
          require(s.at("steps") < (1 << 20), "steps < 2^20 (to keep its sums exact)", "steps", r, s, option);
-         const int64_t warps = s.at("threads") / 32 * s.at("blocks");
+         const int64_t warps = elements({s.at("threads") / 32, s.at("blocks")});
          r.block = {static_cast<uint32_t>(s.at("threads")), 1, 1};
          r.grid = {static_cast<uint32_t>(s.at("blocks")), 1, 1};
-         add_buffer(r, "out", ElementType::f32, warps * 256, BufferInit::zeros, true);
+         add_buffer(r, "out", ElementType::f32, elements({warps, 256}), BufferInit::zeros, true);
          r.args.push_back(int_arg(s.at("steps")));
          r.flops = 2.0 * 16 * 16 * 16 * static_cast<double>(s.at("steps")) * static_cast<double>(warps);
        }},
@@ -225,7 +235,7 @@ const std::vector<KernelRecipe>& recipes() {
          r.block = {256, 1, 1};
          r.grid = {static_cast<uint32_t>(blocks), 1, 1};
          add_buffer(r, "x", ElementType::f32, n, BufferInit::random);
-         add_buffer(r, "out", ElementType::f32, blocks * 256, BufferInit::zeros, true);
+         add_buffer(r, "out", ElementType::f32, elements({blocks, 256}), BufferInit::zeros, true);
          r.args.push_back(int_arg(n));
          r.args.push_back(int_arg(s.at("passes")));
          r.flops = static_cast<double>(n) * static_cast<double>(s.at("passes"));

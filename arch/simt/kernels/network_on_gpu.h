@@ -12,6 +12,7 @@
 #include "arch/simt/gpu_energy.h"
 #include "arch/simt/gpu_stats.h"
 #include "arch/simt/kernels/layer_kernels.h"
+#include "sim/layer_store.h"
 #include "workloads/network.h"
 
 namespace loom::simt {
@@ -24,8 +25,10 @@ struct GpuLayerRun {
   bool reused = false;  // statistics taken from an earlier layer with the same launch
 };
 
-// progress(done, total) after each layer.
+// progress(done, total) after each layer. `store`: the statistics of layers an interrupted
+// run already simulated (taken instead of simulating them), and where to keep each layer's.
 std::vector<GpuLayerRun> run_network_on_gpu(const Network& network, const GpuConfig& config, GpuPrecision precision,
-                                            const std::function<void(size_t, size_t)>& progress = {});
+                                            const std::function<void(size_t, size_t)>& progress = {},
+                                            const LayerStore<GpuStats>& store = {});
 
 }  // namespace loom::simt

@@ -4,6 +4,7 @@
 #include <memory>
 #include <mutex>
 
+#include "arch/simt/kernels/launch_limits.h"
 #include "arch/simt/ptx/functional_model.h"
 #include "arch/simt/ptx/global_memory.h"
 #include "arch/simt/ptx/kernel_arguments.h"
@@ -64,6 +65,8 @@ std::vector<HostBuffer> RecipeInstance::read_back() const {
 
 RecipeRunResult run_recipe(const LaunchRecipe& recipe, const PtxKernel& kernel, const GpuConfig& config,
                            const RecipeRunOptions& options) {
+  // Before any buffer is allocated: the launch's memory and work within loom's limits.
+  check_launch_limits(recipe, config);
   const std::vector<HostBuffer> before = initial_buffers(recipe, options.seed);
   RecipeInstance instance(recipe, kernel, before, options.registers_per_thread);
   // The grid's own limits (y and z) are only visible here; the engine sees a CTA count.

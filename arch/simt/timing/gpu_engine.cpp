@@ -1,5 +1,6 @@
 #include "arch/simt/timing/gpu_engine.h"
 
+#include "arch/simt/simt_limits.h"
 #include "arch/simt/timing/timing_constants.h"
 #include "sim/error.h"
 #include "sim/systemc_context.h"
@@ -61,7 +62,16 @@ void GpuEngine::step() {
   }
   if (phase_ != Phase::running) return;
   try {
-    if (model_.run_until(now + kSyncQuantumCycles)) {
+    const bool done = model_.run_until(now + kSyncQuantumCycles);
+    if (!done && model_.warp_instructions() > kMaxSimulatedWarpInstructions) {
+      // Shipped kernels are estimated up front (launch_limits.h); this stops the ones that
+      // cannot be: custom kernels, and any kernel that never terminates.
+      throw InputError("", "launch",
+                       "a launch that ends within 2.5e9 warp instructions, loom's limit per run; this one has "
+                       "executed " + std::to_string(model_.warp_instructions()) + " in " +
+                           std::to_string(model_.next_cycle()) + " cycles and is not done (a kernel that never ends?)");
+    }
+    if (done) {
       report();
       const int64_t end = model_.end_cycle();
       if (end > now) {
