@@ -47,17 +47,6 @@ std::optional<Json> parse_line(const std::string& line) {
   return std::nullopt;
 }
 
-bool write_all(int fd, const std::string& data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
 // The checkpoint's directory is created when the first layer finishes; a --out that can
 // never be created must be an input error now, not a warning then (or an error hours
 // later, when the reports are written). Nothing is created here.

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -97,6 +98,17 @@ void make_output_dir(const std::string& out_dir) {
   if (ec || !fs::is_directory(out_dir)) {
     throw InputError(out_dir, "--out", "cannot create the output directory" + (ec ? ": " + ec.message() : ""));
   }
+}
+
+bool write_all(int fd, std::string_view data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
 }
 
 }  // namespace loom

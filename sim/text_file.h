@@ -39,6 +39,10 @@ void write_file_atomically(const std::string& path, const std::string& content);
 // The same, with the content streamed by `write` (files too large to hold in memory).
 void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
 
+// Writes all of `data` to the descriptor, retrying short writes and EINTR; false on error.
+// For pipes and append-only logs, where one record must go out whole.
+bool write_all(int fd, std::string_view data);
+
 // Creates `out_dir` (InputError naming --out when it cannot).
 void make_output_dir(const std::string& out_dir);
 

@@ -9,20 +9,11 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "sim/text_file.h"
+
 namespace loom {
 
 namespace {
-
-bool write_all(int fd, const std::string& data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
 
 // The worker's whole life: requests in, replies out, until the parent closes the pipe.
 [[noreturn]] void worker_main(int in, int out, const WorkerPool::Task& task) {
