@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "sim/append_log.h"
 #include "sim/error.h"
 #include "sim/interrupt_guard.h"
 #include "sim/text_file.h"
@@ -36,15 +37,6 @@ std::string network_text(const Network& n) {
     t += "\n";
   }
   return t;
-}
-
-std::optional<Json> parse_line(const std::string& line) {
-  try {
-    Json j = Json::parse(line);
-    if (j.is_object()) return j;
-  } catch (const Json::parse_error&) {
-  }
-  return std::nullopt;
 }
 
 // The checkpoint's directory is created when the first layer finishes; a --out that can
@@ -87,37 +79,34 @@ RunCheckpoint::~RunCheckpoint() {
 }
 
 void RunCheckpoint::load(const std::string& fingerprint) {
-  const std::string text = read_text_file(path_);
-  size_t pos = 0, line_no = 0;
-  while (pos < text.size()) {
-    ++line_no;
-    const size_t end = text.find('\n', pos);
-    const bool terminated = end != std::string::npos;
-    const size_t next = terminated ? end + 1 : text.size();
-    // A line without its newline was cut off mid-write.
-    std::optional<Json> j = terminated ? parse_line(text.substr(pos, end - pos)) : std::nullopt;
-    if (line_no == 1) {
-      check_header(j, fingerprint);
-    } else {
-      const bool is_layer = j && j->contains("layer") && (*j)["layer"].is_number_unsigned() &&
-                            (*j)["layer"].get<size_t>() < layer_count_ && j->contains("result");
-      if (!is_layer) {
-        if (next < text.size()) {
-          throw InputError(path_, "line " + std::to_string(line_no),
-                           "a finished layer {\"layer\": N, \"result\": {...}}; this checkpoint is corrupt, not "
-                           "just cut off at the end: delete it, or drop --resume to start over");
+  bool has_header = false;
+  const AppendLogRead r =
+      read_append_log(path_, "run checkpoint", [&](int64_t line_no, uint64_t, const std::string& line) {
+        std::optional<Json> j = parse_json_line(line);
+        if (line_no == 1) {
+          check_header(j, fingerprint);
+          return has_header = true;
         }
-        warning_ = path_ + ": line " + std::to_string(line_no) +
-                   " is incomplete (a run killed mid-write?); dropped, its layer will be simulated again";
-        break;
-      }
-      const size_t layer = (*j)["layer"].get<size_t>();
-      line_of_[layer] = line_no;
-      records_[layer] = std::move((*j)["result"]);
-    }
-    good_bytes_ = next;
-    pos = next;
+        const bool is_layer = j && j->contains("layer") && (*j)["layer"].is_number_unsigned() &&
+                              (*j)["layer"].get<size_t>() < layer_count_ && j->contains("result");
+        if (!is_layer) return false;
+        const size_t layer = (*j)["layer"].get<size_t>();
+        line_of_[layer] = static_cast<size_t>(line_no);
+        records_[layer] = std::move((*j)["result"]);
+        return true;
+      });
+  // An empty file, or a header cut off: appending to it would give a checkpoint without one.
+  if (!has_header) check_header(std::nullopt, fingerprint);
+  if (r.corrupt()) {
+    throw InputError(path_, "line " + std::to_string(r.rejected_line),
+                     "a finished layer {\"layer\": N, \"result\": {...}}; this checkpoint is corrupt, not "
+                     "just cut off at the end: delete it, or drop --resume to start over");
   }
+  if (r.rejected_line != 0) {
+    warning_ = path_ + ": line " + std::to_string(r.rejected_line) +
+               " is incomplete (a run killed mid-write?); dropped, its layer will be simulated again";
+  }
+  good_bytes_ = r.good_bytes;
   loaded_ = true;
 }
 

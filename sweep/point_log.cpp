@@ -8,6 +8,7 @@
 #include <optional>
 #include <ostream>
 
+#include "sim/append_log.h"
 #include "sim/error.h"
 #include "sim/text_file.h"
 #include "sim/text_format.h"
@@ -58,11 +59,8 @@ namespace {
 
 // One line of a points file as a point record; nullopt when it is not one.
 std::optional<Json> parse_point_line(const std::string& line) {
-  try {
-    Json record = Json::parse(line);
-    if (is_point_record(record)) return record;
-  } catch (const Json::parse_error&) {
-  }
+  std::optional<Json> record = parse_json_line(line);
+  if (record && is_point_record(*record)) return record;
   return std::nullopt;
 }
 
@@ -92,35 +90,23 @@ PointLog::~PointLog() {
 }
 
 void PointLog::read_existing() {
-  // Line by line: the file may be far larger than what memory should hold.
-  std::ifstream in(jsonl_path_, std::ios::binary);
-  if (!in) throw InputError(jsonl_path_, "(file)", "a readable results file");
-  const uint64_t size = fs::file_size(jsonl_path_);
-  uint64_t pos = 0;
-  int64_t line_no = 0;
-  std::string line;
-  while (pos < size && std::getline(in, line)) {
-    ++line_no;
-    const uint64_t next = pos + line.size() + 1;
-    // A line without its newline was cut off mid-write.
-    const bool terminated = next <= size;
-    std::optional<Json> record = terminated ? parse_point_line(line) : std::nullopt;
-    if (!record) {
-      if (next < size) {
-        throw InputError(jsonl_path_, "line " + std::to_string(line_no),
-                         "a point record (one JSON object per line); this results file is corrupt in the middle, "
-                         "not just cut off at the end: remove it to start over, or use another --out");
-      }
-      warning_ = jsonl_path_ + ": line " + std::to_string(line_no) +
-                 " is incomplete (a run killed mid-write?); dropped, its point will be computed again";
-      break;
-    }
-    lines_.put((*record)["index"].get<int64_t>(), {pos, static_cast<uint32_t>(line.size())});
-    pos = next;
+  const AppendLogRead r =
+      read_append_log(jsonl_path_, "results file", [&](int64_t, uint64_t offset, const std::string& line) {
+        const std::optional<Json> record = parse_point_line(line);
+        if (record) lines_.put((*record)["index"].get<int64_t>(), {offset, static_cast<uint32_t>(line.size())});
+        return record.has_value();
+      });
+  if (r.corrupt()) {
+    throw InputError(jsonl_path_, "line " + std::to_string(r.rejected_line),
+                     "a point record (one JSON object per line); this results file is corrupt in the middle, "
+                     "not just cut off at the end: remove it to start over, or use another --out");
   }
-  in.close();
-  end_ = pos;
-  if (end_ < size) fs::resize_file(jsonl_path_, end_);
+  if (r.rejected_line != 0) {
+    warning_ = jsonl_path_ + ": line " + std::to_string(r.rejected_line) +
+               " is incomplete (a run killed mid-write?); dropped, its point will be computed again";
+  }
+  end_ = r.good_bytes;
+  if (end_ < r.file_bytes) fs::resize_file(jsonl_path_, end_);
 }
 
 void PointLog::open_for_append() {

@@ -212,6 +212,12 @@ TEST_CASE("loom run --resume: a checkpoint corrupt in the middle is refused; non
   CHECK_MESSAGE(contains(wrong.err, "run.checkpoint.jsonl: line 3: a finished layer's record"), wrong.err);
   CHECK_FALSE(contains(wrong.err, "internal error"));
   check_no_reports(dir.path() / "run");
+  // An empty file has no header: appending to it would give a checkpoint without one.
+  write_file(dir / "run/run.checkpoint.jsonl", "");
+  const RunResult empty = run_loom(dir, {"run", "--arch", arch, "--workload", net, "--out", dir / "run", "--resume"});
+  CHECK(empty.code == 2);
+  CHECK_MESSAGE(contains(empty.err, "run.checkpoint.jsonl: line 1: a loom run checkpoint"), empty.err);
+  check_no_reports(dir.path() / "run");
   // --resume with no checkpoint runs every layer.
   const RunResult fresh = run_loom(dir, {"run", "--arch", arch, "--workload", net, "--out", dir / "fresh", "--resume"});
   CHECK(fresh.code == 0);
