@@ -1,7 +1,9 @@
 // SIMT model speed: simulated warp instructions per second and simulated cycles per second
 // on the V100 config, for the WMMA tensor-core GEMM and the tiled SIMT GEMM (1024^3 by
 // default), with the functional model alone as the reference point in the same run
-// (docs/performance.md, "SIMT GPU model"). Arguments: [--size N] [--repeats R].
+// (docs/performance.md, "SIMT GPU model"). Arguments: [--size N] [--repeats R]
+// [--kernel wmma_gemm|tiled_gemm] (default both). "evals/instr": sub-core scheduler
+// evaluations per warp instruction, the timing model's main per-cycle cost.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -12,6 +14,7 @@
 #include "arch/simt/kernels/kernel_reference.h"
 #include "arch/simt/kernels/recipe_runner.h"
 #include "arch/simt/ptx/run_functional.h"
+#include "arch/simt/timing/gpu_engine.h"
 #include "bench/bench.h"
 
 namespace {
@@ -36,16 +39,18 @@ double functional_seconds(const LaunchRecipe& recipe, const PtxKernel& kernel, i
 int bench_gpu(const std::vector<std::string>& args) {
   int64_t size = 1024;
   int repeats = 1;
+  std::vector<std::string> kernels = {"wmma_gemm", "tiled_gemm"};
   for (size_t i = 0; i + 1 < args.size(); i += 2) {
     if (args[i] == "--size") size = std::stoll(args[i + 1]);
     else if (args[i] == "--repeats") repeats = std::stoi(args[i + 1]);
+    else if (args[i] == "--kernel") kernels = {args[i + 1]};
   }
   const GpuConfig config = load_gpu_config(std::string(LOOM_SOURCE_DIR) + "/configs/v100.json");
   std::printf("SIMT model on %s, GEMM %lld^3, best of %d (one core)\n", config.name.c_str(),
               static_cast<long long>(size), repeats);
-  std::printf("%-11s %12s %12s %9s %14s %14s %14s %8s\n", "kernel", "warp_instr", "cycles", "wall_s", "warp_instr/s",
-              "cycles/s", "functional/s", "timing");
-  for (const char* name : {"wmma_gemm", "tiled_gemm"}) {
+  std::printf("%-11s %12s %12s %9s %14s %14s %14s %8s %12s\n", "kernel", "warp_instr", "cycles", "wall_s", "warp_instr/s",
+              "cycles/s", "functional/s", "timing", "evals/instr");
+  for (const std::string& name : kernels) {
     const LaunchRecipe recipe = make_launch_recipe(name, {{"M", size}, {"N", size}, {"K", size}});
     const PtxKernel& kernel = shipped_kernel(name);
     double best = 1e300;
@@ -60,10 +65,12 @@ int bench_gpu(const std::vector<std::string>& args) {
     int64_t functional_instructions = 0;
     const double functional = functional_seconds(recipe, kernel, functional_instructions);
     // "timing": the share of the wall time the timing model adds on top of execution.
-    std::printf("%-11s %12lld %12lld %9.3f %14.3e %14.3e %14.3e %7.0f%%\n", name,
+    const double evaluations = static_cast<double>(gpu_engine().last_evaluations());
+    std::printf("%-11s %12lld %12lld %9.3f %14.3e %14.3e %14.3e %7.0f%% %12.2f\n", name.c_str(),
                 static_cast<long long>(stats.warp_instructions), static_cast<long long>(stats.cycles), best,
                 stats.warp_instructions / best, stats.cycles / best, functional_instructions / functional,
-                100.0 * std::max(0.0, best - functional) / best);
+                100.0 * std::max(0.0, best - functional) / best,
+                evaluations / static_cast<double>(std::max<int64_t>(1, stats.warp_instructions)));
   }
   return 0;
 }

@@ -362,6 +362,21 @@ TEST_CASE("ptx instructions: cvt honours every rounding mode, saturation and sig
   CHECK((r.word(0, 31) >> 16) == 0x7c00);     // to nearest: infinity
 }
 
+TEST_CASE("ptx half floats: the four-lane conversions equal the scalar ones bit for bit, exhaustively") {
+  int mismatches = 0;
+  for (uint32_t h = 0; h < 0x10000; h += 4) {
+    const Ints4 bits = {static_cast<int32_t>(h), static_cast<int32_t>(h + 1), static_cast<int32_t>(h + 2),
+                        static_cast<int32_t>(h + 3)};
+    const Floats4 halves = half_to_float4(bits), bfloats = bfloat_to_float4(bits);
+    for (uint32_t k = 0; k < 4; ++k) {
+      const auto pattern = static_cast<uint16_t>(h + k);
+      if (std::bit_cast<uint32_t>(halves[k]) != std::bit_cast<uint32_t>(half_to_float(pattern))) ++mismatches;
+      if (std::bit_cast<uint32_t>(bfloats[k]) != std::bit_cast<uint32_t>(bfloat_to_float(pattern))) ++mismatches;
+    }
+  }
+  CHECK(mismatches == 0);
+}
+
 TEST_CASE("ptx half floats: conversions round to nearest even, exhaustively") {
   int mismatches = 0;
   for (uint32_t h = 0; h < 0x10000; ++h) {

@@ -113,6 +113,9 @@ class WarpInstructionSource {
   virtual const StaticInstruction& peek(int slot, int warp) const = 0;
   // Executes the warp's next instruction; fills `out`.
   virtual void execute(int slot, int warp, ExecutedInstruction& out) = 0;
+  // A hint, no effect on results: the warp's next instruction will execute soon, so the
+  // host may start loading the state it reads and writes.
+  virtual void prefetch(int /*slot*/, int /*warp*/) const {}
 };
 
 }  // namespace loom::simt

@@ -287,7 +287,7 @@ void wmma_mma(D& x) {
     x.unsupported("only f16 inputs with f16/f32 accumulators and bf16 inputs with f32 accumulators are modelled");
   x.expect_operands(4, "d, a, b, c");
   DecodedInstruction& d = x.d();
-  d.exec = wmma_mma_handler();
+  d.exec = wmma_mma_handler(in == PtxType::bf16);
   d.type = dt;
   d.type2 = ct;
   d.op = in == PtxType::bf16 ? 1 : 0;

@@ -113,6 +113,26 @@ void frun_x2(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
   });
 }
 
+// fma.rn.f32, the inner loop of every SIMT GEMM. Built for baseline x86-64, std::fma is a
+// call into libm per lane; on a host with FMA the same correctly rounded result comes from
+// one instruction, so this copy of the lane loop is compiled for it and chosen at run time.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define LOOM_HOST_FMA_DISPATCH 1
+__attribute__((target("fma"))) void ffma32_host_fma(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
+  uint64_t* d = c.dst(i.dst[0]);
+  const uint64_t *a = c.src(i.src[0]), *b = c.src(i.src[1]), *cc = c.src(i.src[2]);
+  auto lane = [&](int l) {
+    const float v = __builtin_fmaf(Repr<float>::load(a[l]), Repr<float>::load(b[l]), Repr<float>::load(cc[l]));
+    d[l] = Repr<float>::store(v);
+  };
+  if (mask == kFullMask) {
+    for (int l = 0; l < 32; ++l) lane(l);
+  } else {
+    for (; mask; mask &= mask - 1) lane(std::countr_zero(mask));
+  }
+}
+#endif
+
 template <class Tag, class Op, int Arity, bool Packed>
 ExecFn with_sat(bool sat) {
   if constexpr (Packed) return sat ? &frun_x2<Tag, Op, Arity, true> : &frun_x2<Tag, Op, Arity, false>;
@@ -145,7 +165,11 @@ ExecFn select_float_op(FloatOp op, PtxType type, bool sat) {
     case FloatOp::min_nan: return pick<FMinNaN, 2>(type, false);
     case FloatOp::max_nan: return pick<FMaxNaN, 2>(type, false);
     case FloatOp::copysign: return pick<FCopysign, 2>(type, false);
-    case FloatOp::fma: return pick<FFma, 3, NarrowFma>(type, sat);
+    case FloatOp::fma:
+#ifdef LOOM_HOST_FMA_DISPATCH
+      if (type == PtxType::f32 && !sat && __builtin_cpu_supports("fma")) return &ffma32_host_fma;
+#endif
+      return pick<FFma, 3, NarrowFma>(type, sat);
     case FloatOp::neg: return pick<FNeg, 1>(type, false);
     case FloatOp::abs: return pick<FAbs, 1>(type, false);
     case FloatOp::sqrt: return pick<FSqrt, 1>(type, false);

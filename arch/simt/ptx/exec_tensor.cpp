@@ -12,6 +12,7 @@
 //     on Volta each element lives in more than one lane.
 // mma.sync m16n8k16 uses the layout the PTX ISA specifies for that shape.
 #include <array>
+#include <cstring>
 
 #include "arch/simt/ptx/exec_handlers.h"
 #include "arch/simt/ptx/memory_access.h"
@@ -132,9 +133,27 @@ float input_value(uint64_t bits, bool bf16) {
   return bf16 ? bfloat_to_float(static_cast<uint16_t>(bits)) : half_to_float(static_cast<uint16_t>(bits));
 }
 
+// Rows 0-15 of an a or b fragment (8 registers, lanes 0-15: row = lane, register r holds
+// columns 2r and 2r+1) as a 16x16 fp32 tile.
+template <bool Bf16>
+inline void widen_operand(const WarpContext& c, const uint32_t* regs, float (&tile)[kTile][kTile]) {
+  for (int r = 0; r < 8; ++r) {
+    const uint64_t* p = c.src(regs[r]);
+    for (int row = 0; row < kTile; row += 2) {
+      const Ints4 bits = {static_cast<int32_t>(p[row] & 0xffff), static_cast<int32_t>(p[row] >> 16 & 0xffff),
+                          static_cast<int32_t>(p[row + 1] & 0xffff), static_cast<int32_t>(p[row + 1] >> 16 & 0xffff)};
+      const Floats4 v = Bf16 ? bfloat_to_float4(bits) : half_to_float4(bits);
+      tile[row][2 * r] = v[0];
+      tile[row][2 * r + 1] = v[1];
+      tile[row + 1][2 * r] = v[2];
+      tile[row + 1][2 * r + 1] = v[3];
+    }
+  }
+}
+
 // D = A * B + C with fp32 accumulation in k order (products of halves are exact in fp32).
+template <bool Bf16>
 void wmma_mma(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
-  const bool bf16 = i.op == 1;
   // With thousands of warps resident, a warp's fragments have usually left the host's
   // caches by the time its MMA issues (the loads feeding it took hundreds of cycles). Ask
   // for all 64 lines at once so the misses overlap instead of arriving one by one: lanes
@@ -150,32 +169,39 @@ void wmma_mma(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
     for (int line = 0; line < 4; ++line) __builtin_prefetch(p + 8 * line);
     __builtin_prefetch(p + 31);
   }
-  std::array<float, 256> a, b, acc;
-  for (int row = 0; row < kTile; ++row)
-    for (int r = 0; r < 8; ++r) {
-      const uint64_t va = c.src(i.src[r])[row], vb = c.src(i.src[8 + r])[row];
-      a[row * kTile + 2 * r] = input_value(va & 0xffff, bf16);
-      a[row * kTile + 2 * r + 1] = input_value(va >> 16 & 0xffff, bf16);
-      b[row * kTile + 2 * r] = input_value(vb & 0xffff, bf16);
-      b[row * kTile + 2 * r + 1] = input_value(vb >> 16 & 0xffff, bf16);
-    }
-  accumulator_from_fragment(c, i, 16, i.type2, acc);
-  // Every d[m][n] still adds its products in k order; iterating n innermost turns the 16
-  // dependent chains of a row into independent lanes the compiler vectorises.
-  std::array<float, 256> d = acc;
-  for (int m = 0; m < kTile; ++m)
+  alignas(16) float a[kTile][kTile], b[kTile][kTile];
+  widen_operand<Bf16>(c, i.src.data(), a);
+  widen_operand<Bf16>(c, i.src.data() + 8, b);
+  alignas(16) std::array<float, 256> d;
+  accumulator_from_fragment(c, i, 16, i.type2, d);
+  // Every d[m][n] adds its products in k order, one multiply and one add each (exactly
+  // what the scalar loop did); four columns at a time.
+  for (int m = 0; m < kTile; ++m) {
+    Floats4 row[4];
+    std::memcpy(row, &d[static_cast<size_t>(m * kTile)], sizeof row);
     for (int k = 0; k < kTile; ++k) {
-      const float am = a[m * kTile + k];
-      for (int n = 0; n < kTile; ++n) d[m * kTile + n] += am * b[k * kTile + n];
+      const float am = a[m][k];
+      const Floats4 splat = {am, am, am, am};
+      for (int q = 0; q < 4; ++q) {
+        Floats4 bq;
+        std::memcpy(&bq, &b[k][4 * q], sizeof bq);
+        row[q] += splat * bq;
+      }
     }
-  for_each_lane(mask, [&](int l) {
-    if (i.type == PtxType::f32) {
-      for (int k = 0; k < 8; ++k) c.dst(i.dst[k])[l] = Repr<float>::store(d[8 * l + k]);
-    } else {
+    std::memcpy(&d[static_cast<size_t>(m * kTile)], row, sizeof row);
+  }
+  if (i.type == PtxType::f32) {
+    uint64_t* out[8];
+    for (int k = 0; k < 8; ++k) out[k] = c.dst(i.dst[k]);
+    for_each_lane(mask, [&](int l) {
+      for (int k = 0; k < 8; ++k) out[k][l] = Repr<float>::store(d[static_cast<size_t>(8 * l + k)]);
+    });
+  } else {
+    for_each_lane(mask, [&](int l) {
       for (int r = 0; r < 4; ++r)
         c.dst(i.dst[r])[l] = uint64_t{float_to_half(d[8 * l + 2 * r])} | uint64_t{float_to_half(d[8 * l + 2 * r + 1])} << 16;
-    }
-  });
+    });
+  }
 }
 
 // mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32: PTX ISA fragment layout.
@@ -224,7 +250,8 @@ ExecFn wmma_store_handler_for(MemorySpace space) {
     default: return &wmma_store<MemorySpace::none>;
   }
 }
-ExecFn wmma_mma_handler() { return &wmma_mma; }
+// decode_memory.cpp sets op 1 for bf16 inputs.
+ExecFn wmma_mma_handler(bool bf16) { return bf16 ? &wmma_mma<true> : &wmma_mma<false>; }
 ExecFn mma_m16n8k16_handler() { return &mma_m16n8k16; }
 
 }  // namespace loom::simt

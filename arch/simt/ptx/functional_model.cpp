@@ -193,6 +193,24 @@ void FunctionalModel::execute(int slot, int warp, ExecutedInstruction& out) {
   }
 }
 
+// Each register is 32 lanes of 8 bytes, four host cache lines: with thousands of warps
+// interleaved, a warp's registers have usually left the host's caches when it issues.
+void FunctionalModel::prefetch(int slot, int warp) const {
+  const WarpState& w = slots_[static_cast<size_t>(slot)].warps[static_cast<size_t>(warp)];
+  if (w.stack.empty()) return;
+  const DecodedInstruction& d = launch_.kernel->code[w.stack.back().pc];
+  auto lines = [&](uint32_t operand) {
+    if (operand & kConstantFlag) return;  // constants and kNoOperand
+    const uint64_t* r = w.regs + size_t{operand} * 32;
+    for (int line = 0; line < 4; ++line) __builtin_prefetch(r + 8 * line);
+  };
+  lines(d.guard);
+  lines(d.address);
+  const int n_src = std::min<int>(d.n_src, 4), n_dst = std::min<int>(d.n_dst, 2);
+  for (int k = 0; k < n_src; ++k) lines(d.src[static_cast<size_t>(k)]);
+  for (int k = 0; k < n_dst; ++k) __builtin_prefetch(w.regs + size_t{d.dst[static_cast<size_t>(k)]} * 32, 1);
+}
+
 void FunctionalModel::advance(WarpState& w, uint32_t next_pc) {
   w.stack.back().pc = next_pc;
   settle(w);

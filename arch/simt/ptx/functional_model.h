@@ -45,6 +45,7 @@ class FunctionalModel final : public WarpInstructionSource {
   }
   const StaticInstruction& peek(int slot, int warp) const override;
   void execute(int slot, int warp, ExecutedInstruction& out) override;
+  void prefetch(int slot, int warp) const override;
 
   const PtxKernel& kernel() const { return *launch_.kernel; }
   const LaunchState& launch() const { return launch_; }

@@ -25,6 +25,27 @@ inline float half_to_float(uint16_t h) {
   return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
 }
 
+// Four lanes of host SIMD (GCC/Clang vector extensions: SSE2 on x86-64, NEON on ARM).
+using Floats4 = float __attribute__((vector_size(16)));
+using Ints4 = int32_t __attribute__((vector_size(16)));
+
+// half_to_float on four bit patterns (one per 32-bit element, upper halves zero), bit for
+// bit the same, without branches: the exponent is rebiased by adding 112 (twice for inf and
+// NaN); a subnormal gets exponent 2^-14 added to its mantissa, then 2^-14 is subtracted,
+// which is exact. The subtraction's result is selected by bits, not added as 0 elsewhere:
+// x - 0 would quiet a signalling NaN.
+inline Floats4 half_to_float4(Ints4 h) {
+  constexpr int32_t kExponent = 0x7c00 << 13, kRebias = 112 << 23;
+  Ints4 o = (h & 0x7fff) << 13;
+  const Ints4 exponent = o & kExponent;
+  const Ints4 special = exponent == kExponent, subnormal = exponent == 0;  // -1 where true
+  o += kRebias + (special & kRebias) + (subnormal & (1 << 23));
+  const Floats4 shifted = reinterpret_cast<Floats4>(o) - reinterpret_cast<Floats4>(Ints4{} + (113 << 23));
+  o = (reinterpret_cast<Ints4>(shifted) & subnormal) | (o & ~subnormal);
+  return reinterpret_cast<Floats4>(o | ((h & 0x8000) << 16));
+}
+inline Floats4 bfloat_to_float4(Ints4 b) { return reinterpret_cast<Floats4>(b << 16); }
+
 // fp32 -> fp16, round to nearest, ties to even; overflow to infinity; NaN stays NaN.
 inline uint16_t float_to_half(float f) {
   const uint32_t x = std::bit_cast<uint32_t>(f);

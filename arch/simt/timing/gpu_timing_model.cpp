@@ -46,6 +46,7 @@ void GpuTimingModel::begin(const GpuConfig& config, WarpInstructionSource& sourc
     for (SubCore& sc : sm.subcores) {
       sc.sm = i;
       sc.warps.reserve(per_subcore);
+      sc.ready.reserve(per_subcore);
     }
     sm.ctas.assign(static_cast<size_t>(occupancy_.ctas_per_sm), CtaContext{});
     for (CtaContext& cta : sm.ctas) cta.warp_slots.reserve(static_cast<size_t>(cta_.warps));
@@ -97,7 +98,7 @@ void GpuTimingModel::launch_cta(int sm_index, int64_t t) {
     pipe.scoreboard.clear();
     SubCore& sc = sm.subcores[static_cast<size_t>(wc.subcore)];
     wc.position = static_cast<int16_t>(sc.warps.size());
-    sc.warps.push_back(ScheduledWarp{0, 0, wc.age, slot, ScheduledWarp::State::finished});
+    sc.add_warp(ScheduledWarp{0, 0, wc.age, slot, ScheduledWarp::State::finished});
     wc.done = source_->warp_done(d.source_slot, w);
     wc.next = nullptr;
     if (wc.done)
@@ -124,9 +125,9 @@ void GpuTimingModel::retire_cta(int sm_index, int k, int64_t t) {
     WarpSlot& w = sm.warps[static_cast<size_t>(slot)];
     SubCore& sc = sm.subcores[static_cast<size_t>(w.subcore)];
     sc.settle(t);
-    const auto at = static_cast<std::ptrdiff_t>(w.position);
-    sc.warps.erase(sc.warps.begin() + at);
-    for (size_t i = static_cast<size_t>(at); i < sc.warps.size(); ++i)
+    const auto at = static_cast<size_t>(w.position);
+    sc.remove_warp(at);
+    for (size_t i = at; i < sc.warps.size(); ++i)
       sm.warps[static_cast<size_t>(sc.warps[i].slot)].position = static_cast<int16_t>(i);
     if (sc.warps.empty()) {
       sc.pending = StallReason::no_warp;
@@ -213,6 +214,7 @@ void GpuTimingModel::evaluate(SubCore& sc, int64_t c) {
   ++evaluations_;
   SmState& sm = sms_[static_cast<size_t>(sc.sm)];
   ScheduledWarp* warps = sc.warps.data();
+  const int64_t* ready_at = sc.ready.data();
   const size_t n = sc.warps.size();
   // Where the last issuer is now (a retirement may have moved it; its age identifies it).
   size_t last = n;
@@ -277,7 +279,7 @@ void GpuTimingModel::evaluate(SubCore& sc, int64_t c) {
       uint64_t ready = 0;
       int64_t soonest = kNever;
       for (size_t i = base; i < top; ++i) {
-        const int64_t r = i == head ? kNever : warps[i].ready;
+        const int64_t r = i == head ? kNever : ready_at[i];
         ready |= static_cast<uint64_t>(r <= c) << (i - base);
         soonest = std::min(soonest, r > c ? r : kNever);
       }
@@ -404,7 +406,7 @@ void GpuTimingModel::issue(SmState& sm, SubCore& sc, int slot, WarpSlot& w, int6
     if (source_->warp_at_barrier(w.source_slot, w.warp)) {
       w.at_barrier = true;
       entry(sm, w).state = ScheduledWarp::State::at_barrier;
-      entry(sm, w).refresh();
+      refresh(sm, w);
     } else {
       release_barrier(sm, w.cta, c);  // this warp was the last to arrive
     }
@@ -415,6 +417,7 @@ void GpuTimingModel::issue(SmState& sm, SubCore& sc, int slot, WarpSlot& w, int6
 
 void GpuTimingModel::prepare_next(SmState& sm, WarpSlot& w, WarpPipeline& pipe, int64_t c) {
   w.next = &source_->peek(w.source_slot, w.warp);
+  source_->prefetch(w.source_slot, w.warp);
   w.read_cycles = static_cast<uint8_t>(facts_.read_cycles(*w.next));
   ScheduledWarp& e = entry(sm, w);
   e.fetch_until = pipe.ibuffer.head_ready();
@@ -423,7 +426,7 @@ void GpuTimingModel::prepare_next(SmState& sm, WarpSlot& w, WarpPipeline& pipe, 
   e.unit = w.next->unit;
   e.dispatch_delay = static_cast<uint8_t>(w.read_cycles - 1);
   e.uses_mio = w.next->unit == Unit::ldst && uses_mio(*w.next);
-  e.refresh();
+  refresh(sm, w);
 }
 
 void GpuTimingModel::release_barrier(SmState& sm, int cta, int64_t c) {
@@ -432,7 +435,7 @@ void GpuTimingModel::release_barrier(SmState& sm, int cta, int64_t c) {
     if (!w.at_barrier || source_->warp_at_barrier(w.source_slot, w.warp)) continue;
     w.at_barrier = false;
     entry(sm, w).state = ScheduledWarp::State::running;
-    entry(sm, w).refresh();
+    refresh(sm, w);
     sm.subcores[static_cast<size_t>(w.subcore)].wake(c + 1);
   }
 }
@@ -441,7 +444,7 @@ void GpuTimingModel::warp_finished(SmState& sm, WarpSlot& w, int64_t c) {
   w.done = true;
   w.next = nullptr;
   entry(sm, w).state = ScheduledWarp::State::finished;
-  entry(sm, w).refresh();
+  refresh(sm, w);
   CtaContext& cta = sm.ctas[static_cast<size_t>(w.cta)];
   release_barrier(sm, w.cta, c);  // a finished warp no longer holds a barrier back
   if (--cta.warps_live > 0) return;

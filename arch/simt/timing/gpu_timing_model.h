@@ -73,6 +73,10 @@ class GpuTimingModel {
   static ScheduledWarp& entry(SmState& sm, const WarpSlot& w) {
     return sm.subcores[static_cast<size_t>(w.subcore)].warps[static_cast<size_t>(w.position)];
   }
+  // Re-caches warp w's ready cycle in its sub-core after its entry changed.
+  static void refresh(SmState& sm, const WarpSlot& w) {
+    sm.subcores[static_cast<size_t>(w.subcore)].refresh(static_cast<size_t>(w.position));
+  }
   void warp_finished(SmState& sm, WarpSlot& w, int64_t c);
   void release_barrier(SmState& sm, int cta, int64_t c);
 

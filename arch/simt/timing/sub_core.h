@@ -42,18 +42,17 @@ struct ScheduledWarp {
   Unit unit = Unit::control;
   uint8_t dispatch_delay = 0;
   bool uses_mio = false;
-  // ready_at(), cached so the scheduler's scan over the other warps is a branch-free min and
-  // compare over one field; refresh() after changing fetch_until, regs_until or state.
-  int64_t ready = kNever;
-
   // The earliest cycle its own state lets it issue (kNever while at a barrier).
   int64_t ready_at() const { return state == State::running ? std::max(fetch_until, regs_until) : kNever; }
-  void refresh() { ready = ready_at(); }
 };
 
 struct SubCore {
   int sm = 0;
   std::vector<ScheduledWarp> warps;  // oldest first
+  // warps[i].ready_at(), cached in an array of its own so the scheduler's scan over the
+  // other warps is a branch-free min and compare over 8 contiguous bytes per warp;
+  // refresh(i) after changing fetch_until, regs_until or state.
+  std::vector<int64_t> ready;
   // The warp that issued last (GTO's greedy warp, LRR's starting point): its position in
   // `warps` when it issued (a CTA retirement may shift it) and its age, which identifies it.
   size_t last_issuer = 0;
@@ -82,6 +81,15 @@ struct SubCore {
     ++cycles[static_cast<size_t>(reason)];
     charged_until = c + 1;
     pending = reason;
+  }
+  void refresh(size_t i) { ready[i] = warps[i].ready_at(); }
+  void add_warp(const ScheduledWarp& e) {
+    warps.push_back(e);
+    ready.push_back(e.ready_at());
+  }
+  void remove_warp(size_t i) {
+    warps.erase(warps.begin() + static_cast<std::ptrdiff_t>(i));
+    ready.erase(ready.begin() + static_cast<std::ptrdiff_t>(i));
   }
   void wake(int64_t t) {
     if (t < next_eval) next_eval = t;
