@@ -163,6 +163,9 @@ class ScriptedSource : public WarpInstructionSource {
       if (all)
         for (WarpState& o : s.warps) o.at_barrier = false;
     }
+    out.warp_done = warp_done(slot, warp);
+    out.warp_at_barrier = w.at_barrier;
+    out.next = out.warp_done ? nullptr : &peek(slot, warp);
   }
 
   int64_t retired() const { return retired_; }

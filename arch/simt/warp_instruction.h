@@ -84,6 +84,11 @@ struct ExecutedInstruction {
   // The space the segments are in: inst->space, except that a generic ld/st/atom (whose
   // inst->space is global) reports where its addresses resolved (shared, local or global).
   MemorySpace space = MemorySpace::none;
+  // The warp after the instruction, as warp_done(), warp_at_barrier() and peek() would
+  // answer (next: nullptr once done), so the timing model need not ask again.
+  bool warp_done = false;
+  bool warp_at_barrier = false;
+  const StaticInstruction* next = nullptr;
 };
 
 // Resources one CTA of a launch needs: the occupancy limits are checked against these.
@@ -111,11 +116,8 @@ class WarpInstructionSource {
   virtual bool warp_at_barrier(int slot, int warp) const = 0;
   // The warp's next instruction (valid while !warp_done).
   virtual const StaticInstruction& peek(int slot, int warp) const = 0;
-  // Executes the warp's next instruction; fills `out`.
+  // Executes the warp's next instruction; fills `out`, including the warp's state after it.
   virtual void execute(int slot, int warp, ExecutedInstruction& out) = 0;
-  // A hint, no effect on results: the warp's next instruction will execute soon, so the
-  // host may start loading the state it reads and writes.
-  virtual void prefetch(int /*slot*/, int /*warp*/) const {}
 };
 
 }  // namespace loom::simt

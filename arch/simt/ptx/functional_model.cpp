@@ -151,6 +151,13 @@ const StaticInstruction& FunctionalModel::peek(int slot, int warp) const {
 void FunctionalModel::execute(int slot, int warp, ExecutedInstruction& out) {
   CtaState& cta = slots_[static_cast<size_t>(slot)];
   WarpState& w = cta.warps[static_cast<size_t>(warp)];
+  step(cta, w, warp, out);
+  out.warp_done = w.stack.empty();
+  out.warp_at_barrier = w.at_barrier;
+  out.next = out.warp_done ? nullptr : &launch_.kernel->statics[w.stack.back().pc];
+}
+
+void FunctionalModel::step(CtaState& cta, WarpState& w, int warp, ExecutedInstruction& out) {
   LOOM_CHECK(!w.stack.empty() && !w.at_barrier, "functional model", "execute on a finished or waiting warp");
   const PtxKernel& k = *launch_.kernel;
   const SimtStackEntry& top = w.stack.back();
@@ -191,24 +198,6 @@ void FunctionalModel::execute(int slot, int warp, ExecutedInstruction& out) {
       if (mask) arrive(cta, w, d, pc, mask);
       return;
   }
-}
-
-// Each register is 32 lanes of 8 bytes, four host cache lines: with thousands of warps
-// interleaved, a warp's registers have usually left the host's caches when it issues.
-void FunctionalModel::prefetch(int slot, int warp) const {
-  const WarpState& w = slots_[static_cast<size_t>(slot)].warps[static_cast<size_t>(warp)];
-  if (w.stack.empty()) return;
-  const DecodedInstruction& d = launch_.kernel->code[w.stack.back().pc];
-  auto lines = [&](uint32_t operand) {
-    if (operand & kConstantFlag) return;  // constants and kNoOperand
-    const uint64_t* r = w.regs + size_t{operand} * 32;
-    for (int line = 0; line < 4; ++line) __builtin_prefetch(r + 8 * line);
-  };
-  lines(d.guard);
-  lines(d.address);
-  const int n_src = std::min<int>(d.n_src, 4), n_dst = std::min<int>(d.n_dst, 2);
-  for (int k = 0; k < n_src; ++k) lines(d.src[static_cast<size_t>(k)]);
-  for (int k = 0; k < n_dst; ++k) __builtin_prefetch(w.regs + size_t{d.dst[static_cast<size_t>(k)]} * 32, 1);
 }
 
 void FunctionalModel::advance(WarpState& w, uint32_t next_pc) {

@@ -45,7 +45,6 @@ class FunctionalModel final : public WarpInstructionSource {
   }
   const StaticInstruction& peek(int slot, int warp) const override;
   void execute(int slot, int warp, ExecutedInstruction& out) override;
-  void prefetch(int slot, int warp) const override;
 
   const PtxKernel& kernel() const { return *launch_.kernel; }
   const LaunchState& launch() const { return launch_; }
@@ -56,6 +55,7 @@ class FunctionalModel final : public WarpInstructionSource {
 
  private:
   void fill_special_registers(CtaState& cta, uint32_t warp);
+  void step(CtaState& cta, WarpState& w, int warp, ExecutedInstruction& out);
   void advance(WarpState& w, uint32_t next_pc);
   void settle(WarpState& w);
   void branch(WarpState& w, const DecodedInstruction& d, uint32_t pc, uint32_t taken);

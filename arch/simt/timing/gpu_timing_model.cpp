@@ -104,7 +104,7 @@ void GpuTimingModel::launch_cta(int sm_index, int64_t t) {
     if (wc.done)
       --cta.warps_live;
     else
-      prepare_next(sm, wc, pipe, t);
+      prepare_next(sm, wc, pipe, source_->peek(d.source_slot, w), t);
     cta.warp_slots.push_back(slot);
     sc.wake(t);
   }
@@ -276,13 +276,27 @@ void GpuTimingModel::evaluate(SubCore& sc, int64_t c) {
   auto scan = [&](size_t lo, size_t hi) {
     for (size_t base = lo; base < hi; base += 64) {
       const size_t top = std::min(hi, base + 64);
+      // Four independent minima, so the loop is not one long chain of dependent compares.
+      // The head is included and its bit cleared afterwards: if it is ready it is in
+      // `ready`, not in `soonest`; if not, its own blocker already put its ready cycle (or
+      // an earlier one) into `wake`.
       uint64_t ready = 0;
-      int64_t soonest = kNever;
-      for (size_t i = base; i < top; ++i) {
-        const int64_t r = i == head ? kNever : ready_at[i];
-        ready |= static_cast<uint64_t>(r <= c) << (i - base);
-        soonest = std::min(soonest, r > c ? r : kNever);
+      int64_t s0 = kNever, s1 = kNever, s2 = kNever, s3 = kNever;
+      size_t i = base;
+      auto visit = [&](size_t at, int64_t& soon) {
+        const int64_t r = ready_at[at];
+        ready |= static_cast<uint64_t>(r <= c) << (at - base);
+        soon = std::min(soon, r > c ? r : kNever);
+      };
+      for (; i + 4 <= top; i += 4) {
+        visit(i, s0);
+        visit(i + 1, s1);
+        visit(i + 2, s2);
+        visit(i + 3, s3);
       }
+      for (; i < top; ++i) visit(i, s0);
+      if (head >= base && head < top) ready &= ~(uint64_t{1} << (head - base));
+      const int64_t soonest = std::min(std::min(s0, s1), std::min(s2, s3));
       wake = std::min(wake, soonest);
       if (ready == 0) continue;
       if (sc.read_free > c) {  // every candidate waits for the read stage
@@ -393,17 +407,16 @@ void GpuTimingModel::issue(SmState& sm, SubCore& sc, int slot, WarpSlot& w, int6
   for (int i = 0; i < inst.n_dst; ++i) pipe.scoreboard.reserve(inst.dst[i], ready);
   w.drained_at = std::max(w.drained_at, done);
 
-  if (source_->warp_done(w.source_slot, w.warp)) {
+  if (executed_.warp_done) {
     warp_finished(sm, w, c);
     return;
   }
   // Decoded instructions sit in one array in program order, so a next instruction that is
   // not the one after the branch means the branch was taken: refetch from the target.
-  if (inst.is_branch && &source_->peek(w.source_slot, w.warp) != &peeked + 1)
-    pipe.ibuffer.flush(c, config_->branch_latency);
-  prepare_next(sm, w, pipe, c);
+  if (inst.is_branch && executed_.next != &peeked + 1) pipe.ibuffer.flush(c, config_->branch_latency);
+  prepare_next(sm, w, pipe, *executed_.next, c);
   if (inst.is_barrier) {
-    if (source_->warp_at_barrier(w.source_slot, w.warp)) {
+    if (executed_.warp_at_barrier) {
       w.at_barrier = true;
       entry(sm, w).state = ScheduledWarp::State::at_barrier;
       refresh(sm, w);
@@ -415,9 +428,9 @@ void GpuTimingModel::issue(SmState& sm, SubCore& sc, int slot, WarpSlot& w, int6
   }
 }
 
-void GpuTimingModel::prepare_next(SmState& sm, WarpSlot& w, WarpPipeline& pipe, int64_t c) {
-  w.next = &source_->peek(w.source_slot, w.warp);
-  source_->prefetch(w.source_slot, w.warp);
+void GpuTimingModel::prepare_next(SmState& sm, WarpSlot& w, WarpPipeline& pipe, const StaticInstruction& next,
+                                  int64_t c) {
+  w.next = &next;
   w.read_cycles = static_cast<uint8_t>(facts_.read_cycles(*w.next));
   ScheduledWarp& e = entry(sm, w);
   e.fetch_until = pipe.ibuffer.head_ready();

@@ -67,8 +67,8 @@ class GpuTimingModel {
   Blocker check_resources(SmState& sm, const SubCore& sc, const ScheduledWarp& e, int64_t c) const;
   void issue(SmState& sm, SubCore& sc, int slot, WarpSlot& w, int64_t c);
   void count(const StaticInstruction& inst);
-  // Caches warp w's next instruction and what the scheduler needs to know of it.
-  void prepare_next(SmState& sm, WarpSlot& w, WarpPipeline& pipe, int64_t c);
+  // Caches warp w's next instruction `next` and what the scheduler needs to know of it.
+  void prepare_next(SmState& sm, WarpSlot& w, WarpPipeline& pipe, const StaticInstruction& next, int64_t c);
   // Warp w's entry in its sub-core's scheduling array.
   static ScheduledWarp& entry(SmState& sm, const WarpSlot& w) {
     return sm.subcores[static_cast<size_t>(w.subcore)].warps[static_cast<size_t>(w.position)];

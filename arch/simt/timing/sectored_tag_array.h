@@ -3,9 +3,12 @@
 // the cycle its data arrives: execution happens at issue, so a miss installs its sectors at
 // once with their future arrival cycle, and a later access that finds a sector still in
 // flight merges with that miss (the MSHR merge) instead of fetching it again. Timing is the
-// caller's business; this is only the state. Tags and LRU stamps live in their own arrays,
-// so a lookup in a 64-way set scans 512 contiguous bytes of tags (after trying the set's
-// most recently hit way: consecutive warps often touch the same line).
+// caller's business; this is only the state. Tags, 16-bit tag fingerprints and LRU stamps
+// live in arrays of their own: a lookup tries the set's most recently hit way first
+// (consecutive warps often touch the same line), then scans the set's fingerprints (128
+// bytes for 64 ways, where the tags would be 512) and compares full tags only where a
+// fingerprint matches. The simulated machine's caches are far larger than the host's, so
+// what a lookup touches, not what it computes, is its cost.
 #pragma once
 
 #include <array>
@@ -38,19 +41,31 @@ class SectoredTagArray {
   CacheLine* allocate(uint64_t line, uint64_t& evicted_line, uint8_t& evicted_dirty);
 
   bool enabled() const { return ways_ > 0; }
+  // Tests: renumber the LRU stamps once the clock reaches `limit` instead of 2^32 - 1.
+  void set_stamp_limit_for_testing(uint32_t limit) { stamp_limit_ = limit; }
   const std::vector<CacheLine>& lines() const { return lines_; }
 
  private:
   size_t set_of(uint64_t line) const { return static_cast<size_t>(set_count_.remainder(stride_.quotient(line))); }
 
+  // Never 0, so that 0 marks an invalid way.
+  static uint16_t fingerprint(uint64_t line) {
+    const auto f = static_cast<uint16_t>((line * 0x9e3779b97f4a7c15ull) >> 48);
+    return f ? f : 1;
+  }
+  // Renumbers the LRU stamps 1..k in the same order when the 32-bit clock runs out.
+  void renumber_stamps();
+
   std::vector<uint64_t> tags_;  // line address + 1; 0 = invalid
-  std::vector<uint64_t> last_use_;
+  std::vector<uint16_t> fingerprints_;  // fingerprint(line) of each valid way; 0 = invalid
+  std::vector<uint32_t> last_use_;
   std::vector<uint32_t> last_hit_;  // per set: the way that hit last
   std::vector<CacheLine> lines_;
   uint64_t sets_ = 0;
   int ways_ = 0;
   Divider stride_, set_count_;
-  uint64_t clock_ = 0;  // LRU stamps
+  uint32_t clock_ = 0;  // LRU stamps
+  uint32_t stamp_limit_ = UINT32_MAX;
 };
 
 }  // namespace loom::simt
