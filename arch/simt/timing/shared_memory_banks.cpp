@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 
 #include "arch/simt/timing/bit_ops.h"
 #include "arch/simt/timing/timing_constants.h"
@@ -39,24 +40,38 @@ int wavefronts_sorted(const ExecutedInstruction& x, const Divider& word, const D
 int shared_wavefronts(const ExecutedInstruction& x, int banks, int bank_bytes) {
   // The common cases (every bank asked for at most one distinct word: unit stride,
   // broadcasts) are settled in one pass that stores nothing per word; only real conflicts
-  // collect and sort the words.
+  // collect and sort the words. Bank and word sizes are powers of two on every GPU, so the
+  // pass uses shifts and masks; a lane asking for the same word as the lane before (a
+  // broadcast) is skipped.
+  const Divider word(static_cast<uint64_t>(bank_bytes)), bank(static_cast<uint64_t>(banks));
+  if (!std::has_single_bit(static_cast<unsigned>(bank_bytes)) || !std::has_single_bit(static_cast<unsigned>(banks)))
+    return wavefronts_sorted(x, word, bank);
+  const int word_shift = std::countr_zero(static_cast<unsigned>(bank_bytes));
+  const uint64_t bank_mask = static_cast<uint64_t>(banks) - 1;
   std::array<uint64_t, kMaxSharedBanks> word_in_bank;
   uint64_t banks_used = 0;
-  const Divider word(static_cast<uint64_t>(bank_bytes)), bank(static_cast<uint64_t>(banks));
-  for (int i = 0; i < x.n_segments; ++i) {
-    const MemorySegment& seg = x.segments[i];
-    if (seg.bytes == 0) continue;
-    const uint64_t last = word.quotient(seg.address + seg.bytes - 1);
-    for (uint64_t w = word.quotient(seg.address); w <= last; ++w) {
-      const uint64_t b = bank.remainder(w);
-      const uint64_t bit = uint64_t{1} << b;
-      if (!(banks_used & bit)) {
-        banks_used |= bit;
-        word_in_bank[b] = w;
-      } else if (word_in_bank[b] != w) {
-        return wavefronts_sorted(x, word, bank);
-      }
+  // Claims word w's bank; false when the bank already serves another word.
+  auto claim = [&](uint64_t w) {
+    const uint64_t b = w & bank_mask, bit = uint64_t{1} << b;
+    if (banks_used & bit) return word_in_bank[b] == w;
+    banks_used |= bit;
+    word_in_bank[b] = w;
+    return true;
+  };
+  const MemorySegment* seg = x.segments.data();
+  const MemorySegment* const end = seg + x.n_segments;
+  uint64_t previous = ~uint64_t{0};  // the last single word claimed (broadcasts repeat it)
+  for (; seg != end; ++seg) {
+    if (seg->bytes == 0) continue;
+    const uint64_t first = seg->address >> word_shift, last = (seg->address + seg->bytes - 1) >> word_shift;
+    if (first == last) {  // the usual case: one word
+      if (first == previous) continue;
+      previous = first;
+      if (!claim(first)) return wavefronts_sorted(x, word, bank);
+      continue;
     }
+    for (uint64_t w = first; w <= last; ++w)
+      if (!claim(w)) return wavefronts_sorted(x, word, bank);
   }
   return 1;
 }
