@@ -5,10 +5,12 @@
 
 #include <cctype>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "bench/bench.h"
+#include "sim/error.h"
 
 namespace {
 
@@ -34,10 +36,7 @@ void print_peak_rss(const char* bench) {
   std::printf("[%s] peak RSS of loom_bench so far: %.1f MiB\n", bench, usage.ru_maxrss / 1024.0);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
+int run_benchmarks(const std::vector<std::string>& args) {
   if (args.empty()) {
     int status = 0;
     for (const Bench& b : kBenches) {
@@ -60,4 +59,26 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "usage: loom_bench [NAME [ARGS...]]\nbenchmarks:\n");
   for (const Bench& b : kBenches) std::fprintf(stderr, "  %-9s %s\n", b.name, b.what);
   return 2;
+}
+
+}  // namespace
+
+// Bad arguments (an unknown kernel, a size that is not a number) are the user's to fix:
+// exit 2 with the message, as loom does, instead of an uncaught exception's abort.
+int main(int argc, char** argv) {
+  try {
+    return run_benchmarks(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const loom::InputError& e) {
+    std::fprintf(stderr, "loom_bench: error: %s\n", e.what());
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "loom_bench: error: an argument is not a number (%s)\n", e.what());
+    return 2;
+  } catch (const std::out_of_range& e) {
+    std::fprintf(stderr, "loom_bench: error: an argument is out of range (%s)\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "loom_bench: internal error: %s\n", e.what());
+    return 1;
+  }
 }
