@@ -97,15 +97,10 @@ void RunCheckpoint::load(const std::string& fingerprint) {
       });
   // An empty file, or a header cut off: appending to it would give a checkpoint without one.
   if (!has_header) check_header(std::nullopt, fingerprint);
-  if (r.corrupt()) {
-    throw InputError(path_, "line " + std::to_string(r.rejected_line),
+  warning_ = r.check(path_,
                      "a finished layer {\"layer\": N, \"result\": {...}}; this checkpoint is corrupt, not "
-                     "just cut off at the end: delete it, or drop --resume to start over");
-  }
-  if (r.rejected_line != 0) {
-    warning_ = path_ + ": line " + std::to_string(r.rejected_line) +
-               " is incomplete (a run killed mid-write?); dropped, its layer will be simulated again";
-  }
+                     "just cut off at the end: delete it, or drop --resume to start over",
+                     "its layer will be simulated again");
   good_bytes_ = r.good_bytes;
   loaded_ = true;
 }

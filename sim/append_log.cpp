@@ -38,4 +38,10 @@ AppendLogRead read_append_log(const std::string& path, const std::string& what,
   return r;
 }
 
+std::string AppendLogRead::check(const std::string& path, const std::string& expected, const std::string& redone) const {
+  if (corrupt()) throw InputError(path, "line " + std::to_string(rejected_line), expected);
+  if (rejected_line == 0) return "";
+  return path + ": line " + std::to_string(rejected_line) + " is incomplete (a run killed mid-write?); dropped, " + redone;
+}
+
 }  // namespace loom

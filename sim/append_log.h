@@ -25,6 +25,11 @@ struct AppendLogRead {
   bool rejected_last = false;  // the rejected line ends the file (cut off by a kill, or not)
 
   bool corrupt() const { return rejected_line != 0 && !rejected_last; }
+  // The verdict every log's reader gives: InputError naming `path` and the line when the file
+  // is corrupt (`expected`: what a line should be, and what to do about it); otherwise the
+  // warning for a dropped cut-off last line ("" when none), where `redone` says what will be
+  // done again.
+  std::string check(const std::string& path, const std::string& expected, const std::string& redone) const;
 };
 
 // Streams the file line by line (it may be larger than memory should hold) and calls

@@ -96,15 +96,10 @@ void PointLog::read_existing() {
         if (record) lines_.put((*record)["index"].get<int64_t>(), {offset, static_cast<uint32_t>(line.size())});
         return record.has_value();
       });
-  if (r.corrupt()) {
-    throw InputError(jsonl_path_, "line " + std::to_string(r.rejected_line),
+  warning_ = r.check(jsonl_path_,
                      "a point record (one JSON object per line); this results file is corrupt in the middle, "
-                     "not just cut off at the end: remove it to start over, or use another --out");
-  }
-  if (r.rejected_line != 0) {
-    warning_ = jsonl_path_ + ": line " + std::to_string(r.rejected_line) +
-               " is incomplete (a run killed mid-write?); dropped, its point will be computed again";
-  }
+                     "not just cut off at the end: remove it to start over, or use another --out",
+                     "its point will be computed again");
   end_ = r.good_bytes;
   if (end_ < r.file_bytes) fs::resize_file(jsonl_path_, end_);
 }
