@@ -121,15 +121,10 @@ void frun_x2(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
 __attribute__((target("fma"))) void ffma32_host_fma(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
   uint64_t* d = c.dst(i.dst[0]);
   const uint64_t *a = c.src(i.src[0]), *b = c.src(i.src[1]), *cc = c.src(i.src[2]);
-  auto lane = [&](int l) {
+  for_each_lane(mask, [&](int l) {
     const float v = __builtin_fmaf(Repr<float>::load(a[l]), Repr<float>::load(b[l]), Repr<float>::load(cc[l]));
     d[l] = Repr<float>::store(v);
-  };
-  if (mask == kFullMask) {
-    for (int l = 0; l < 32; ++l) lane(l);
-  } else {
-    for (; mask; mask &= mask - 1) lane(std::countr_zero(mask));
-  }
+  });
 }
 #endif
 

@@ -71,7 +71,7 @@ ExecFn activemask_handler();
 // stride operand (kNoOperand: the default 16). wmma.store: src = the fragment registers.
 ExecFn wmma_load_handler_for(MemorySpace space);
 ExecFn wmma_store_handler_for(MemorySpace space);
-ExecFn wmma_mma_handler(bool bf16);  // type: d type, type2: c type; op 1: bf16 inputs
+ExecFn wmma_mma_handler(bool bf16);  // type: d type, type2: c type; bf16: bf16 inputs (else f16)
 ExecFn mma_m16n8k16_handler();
 
 }  // namespace loom::simt

@@ -250,7 +250,7 @@ ExecFn wmma_store_handler_for(MemorySpace space) {
     default: return &wmma_store<MemorySpace::none>;
   }
 }
-// decode_memory.cpp sets op 1 for bf16 inputs.
+// The input type is chosen at decode, so the lane loops are compiled for it.
 ExecFn wmma_mma_handler(bool bf16) { return bf16 ? &wmma_mma<true> : &wmma_mma<false>; }
 ExecFn mma_m16n8k16_handler() { return &mma_m16n8k16; }
 

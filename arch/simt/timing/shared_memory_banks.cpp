@@ -13,7 +13,8 @@ namespace loom::simt {
 namespace {
 
 // Any access: the most distinct words any one bank is asked for.
-int wavefronts_sorted(const ExecutedInstruction& x, const Divider& word, const Divider& bank) {
+int wavefronts_sorted(const ExecutedInstruction& x, int banks, int bank_bytes) {
+  const Divider word(static_cast<uint64_t>(bank_bytes)), bank(static_cast<uint64_t>(banks));
   constexpr int kMaxWords = 2048;
   std::array<uint64_t, kMaxWords> words;
   int count = 0;
@@ -43,9 +44,8 @@ int shared_wavefronts(const ExecutedInstruction& x, int banks, int bank_bytes) {
   // collect and sort the words. Bank and word sizes are powers of two on every GPU, so the
   // pass uses shifts and masks; a lane asking for the same word as the lane before (a
   // broadcast) is skipped.
-  const Divider word(static_cast<uint64_t>(bank_bytes)), bank(static_cast<uint64_t>(banks));
   if (!std::has_single_bit(static_cast<unsigned>(bank_bytes)) || !std::has_single_bit(static_cast<unsigned>(banks)))
-    return wavefronts_sorted(x, word, bank);
+    return wavefronts_sorted(x, banks, bank_bytes);
   const int word_shift = std::countr_zero(static_cast<unsigned>(bank_bytes));
   const uint64_t bank_mask = static_cast<uint64_t>(banks) - 1;
   std::array<uint64_t, kMaxSharedBanks> word_in_bank;
@@ -67,11 +67,11 @@ int shared_wavefronts(const ExecutedInstruction& x, int banks, int bank_bytes) {
     if (first == last) {  // the usual case: one word
       if (first == previous) continue;
       previous = first;
-      if (!claim(first)) return wavefronts_sorted(x, word, bank);
+      if (!claim(first)) return wavefronts_sorted(x, banks, bank_bytes);
       continue;
     }
     for (uint64_t w = first; w <= last; ++w)
-      if (!claim(w)) return wavefronts_sorted(x, word, bank);
+      if (!claim(w)) return wavefronts_sorted(x, banks, bank_bytes);
   }
   return 1;
 }
