@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <random>
@@ -592,6 +593,65 @@ TEST_CASE("simt functional: CTAs interleaved across slots in random order give t
     results[run] = memory.read<float>(dc, M * N);
   }
   CHECK(results[0] == results[1]);
+}
+
+TEST_CASE("simt functional: shared loads and stores report the bytes their active lanes span") {
+  // Lane t stores at 8 * (t % 5) + (t & 4) and loads at 4 * (t * 7 % 32); the first half of
+  // the warp is guarded off for the load, so its span covers the active lanes only.
+  const PtxKernel kernel = kernel_from_text(R"(
+.version 7.5
+.target sm_75
+.address_size 64
+.visible .entry spans(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<12>;
+  .shared .align 4 .b8 buf[256];
+  mov.u32 %r1, %tid.x;
+  rem.u32 %r2, %r1, 5;
+  shl.b32 %r3, %r2, 3;
+  and.b32 %r4, %r1, 4;
+  add.u32 %r5, %r3, %r4;
+  mov.u32 %r6, buf;
+  add.u32 %r7, %r6, %r5;
+  st.shared.u32 [%r7], %r1;
+  mul.lo.u32 %r8, %r1, 7;
+  rem.u32 %r9, %r8, 32;
+  shl.b32 %r10, %r9, 2;
+  add.u32 %r11, %r6, %r10;
+  setp.ge.u32 %p1, %r1, 16;
+  @%p1 ld.shared.u32 %r9, [%r11];
+  ret;
+}
+)");
+  GlobalMemory memory;
+  const uint64_t out = memory.allocate(4, "out");
+  LaunchConfig config;
+  config.block = {32, 1, 1};
+  FunctionalModel model(kernel, config, bind_kernel_arguments(kernel, {KA::pointer(out)}), memory);
+  model.reserve_slots(1);
+  model.start_cta(0, 0);
+  ExecutedInstruction e;
+  int shared = 0;
+  while (!model.warp_done(0, 0)) {
+    model.execute(0, 0, e);
+    if (e.space != MemorySpace::shared) {
+      CHECK(e.span_end == 0);  // only shared (and generic) accesses report one
+      continue;
+    }
+    ++shared;
+    REQUIRE(e.n_segments == (e.inst->is_store ? 32 : 16));
+    uint64_t lo = ~uint64_t{0}, end = 0;
+    for (int l = 0; l < e.n_segments; ++l) {
+      lo = std::min(lo, e.segments[static_cast<size_t>(l)].address);
+      end = std::max(end, e.segments[static_cast<size_t>(l)].address + e.segments[static_cast<size_t>(l)].bytes);
+    }
+    CHECK(e.span_begin == lo);
+    CHECK(e.span_end == end);
+    // store: words 0 .. 36 bytes; load: 7t mod 32 over t = 16..31 runs from word 1 to word 30
+    CHECK(end - lo == (e.inst->is_store ? 4 * 8 + 4 + 4 : (30 - 1) * 4 + 4));
+  }
+  CHECK(shared == 2);
 }
 
 TEST_CASE("simt functional: memory instructions report one segment per active lane; wmma one per row") {

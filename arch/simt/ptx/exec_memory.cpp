@@ -1,4 +1,5 @@
 // ld and st for every state space, scalar and .v2/.v4, and the memory-fault message.
+#include <algorithm>
 #include <cstdio>
 
 #include "arch/simt/ptx/exec_handlers.h"
@@ -26,6 +27,12 @@ const char* space_name(MemorySpace s) {
   }
 }
 
+// Shared accesses (and generic ones, which may resolve to shared) report the bytes their
+// lanes span (ExecutedInstruction::span_begin/end) for the bank-conflict pass; nothing
+// reads the span of other spaces, so they skip the per-lane cost.
+template <MemorySpace S>
+constexpr bool kSpan = S == MemorySpace::shared || S == MemorySpace::none;
+
 // Loads Vec elements of Bytes each; narrower signed values sign-extend into the register
 // (kFlagSigned), and aux masks the result to the register's width. Everything the lane loop
 // needs is in locals (see SpaceWindow).
@@ -38,23 +45,33 @@ void load(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
   const bool sign = (i.flags & DecodedInstruction::kFlagSigned) && Bytes < 8;
   constexpr int kShift = 64 - 8 * Bytes;
   const uint64_t width = i.aux, offset = static_cast<uint64_t>(i.offset);
-  MemorySpace space = S;
+  auto value = [&](const uint8_t* p) {
+    uint64_t v = read_le<Bytes>(p);
+    if (sign) v = static_cast<uint64_t>(static_cast<int64_t>(v << kShift) >> kShift);
+    return v & width;
+  };
   SpaceWindow<S> window(c);
+  MemorySpace space = S;
   MemorySegment* segments = c.out->segments.data();
   int n = 0;
+  uint64_t lo = ~uint64_t{0}, hi = 0;
   for_each_lane(mask, [&](int l) {
     uint64_t where;
     const uint8_t* p = window.at((base ? base[l] : 0) + offset, kTotal, l, where, space);
     segments[n] = {where, kTotal, static_cast<uint8_t>(l)};
     ++n;
-    for (int k = 0; k < Vec; ++k) {
-      uint64_t v = read_le<Bytes>(p + k * Bytes);
-      if (sign) v = static_cast<uint64_t>(static_cast<int64_t>(v << kShift) >> kShift);
-      d[k][l] = v & width;
+    if constexpr (kSpan<S>) {
+      lo = std::min(lo, where);
+      hi = std::max(hi, where);
     }
+    for (int k = 0; k < Vec; ++k) d[k][l] = value(p + k * Bytes);
   });
   c.out->n_segments = static_cast<uint16_t>(n);
   c.out->space = space;
+  if (kSpan<S> && n > 0) {
+    c.out->span_begin = lo;
+    c.out->span_end = hi + kTotal;
+  }
 }
 
 template <MemorySpace S, int Bytes, int Vec>
@@ -64,19 +81,28 @@ void store(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
   const uint64_t* s[Vec];
   for (int k = 0; k < Vec; ++k) s[k] = c.src(i.src[k]);
   const uint64_t offset = static_cast<uint64_t>(i.offset);
-  MemorySpace space = S;
   SpaceWindow<S> window(c);
+  MemorySpace space = S;
   MemorySegment* segments = c.out->segments.data();
   int n = 0;
+  uint64_t lo = ~uint64_t{0}, hi = 0;
   for_each_lane(mask, [&](int l) {
     uint64_t where;
     uint8_t* p = window.at((base ? base[l] : 0) + offset, kTotal, l, where, space);
     segments[n] = {where, kTotal, static_cast<uint8_t>(l)};
     ++n;
+    if constexpr (kSpan<S>) {
+      lo = std::min(lo, where);
+      hi = std::max(hi, where);
+    }
     for (int k = 0; k < Vec; ++k) write_le<Bytes>(p + k * Bytes, s[k][l]);
   });
   c.out->n_segments = static_cast<uint16_t>(n);
   c.out->space = space;
+  if (kSpan<S> && n > 0) {
+    c.out->span_begin = lo;
+    c.out->span_end = hi + kTotal;
+  }
 }
 
 template <MemorySpace S, int Bytes>

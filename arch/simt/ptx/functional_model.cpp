@@ -170,6 +170,7 @@ void FunctionalModel::step(CtaState& cta, WarpState& w, int warp, ExecutedInstru
   out.pc = pc;
   out.active_mask = mask;
   out.n_segments = 0;
+  out.span_end = 0;
   out.space = info.space;
   ++w.executed;
   switch (d.control) {

@@ -47,6 +47,11 @@ int shared_wavefronts(const ExecutedInstruction& x, int banks, int bank_bytes) {
   if (!std::has_single_bit(static_cast<unsigned>(bank_bytes)) || !std::has_single_bit(static_cast<unsigned>(banks)))
     return wavefronts_sorted(x, banks, bank_bytes);
   const int word_shift = std::countr_zero(static_cast<unsigned>(bank_bytes));
+  // Words fewer than `banks` apart are in different banks, so an access whose span holds at
+  // most `banks` words (unit stride, broadcasts, two rows of 16 floats) is one wavefront.
+  if (x.span_end > x.span_begin &&
+      ((x.span_end - 1) >> word_shift) - (x.span_begin >> word_shift) < static_cast<uint64_t>(banks))
+    return 1;
   const uint64_t bank_mask = static_cast<uint64_t>(banks) - 1;
   std::array<uint64_t, kMaxSharedBanks> word_in_bank;
   uint64_t banks_used = 0;
