@@ -84,10 +84,11 @@ struct ExecutedInstruction {
   // The space the segments are in: inst->space, except that a generic ld/st/atom (whose
   // inst->space is global) reports where its addresses resolved (shared, local or global).
   MemorySpace space = MemorySpace::none;
-  // Shared and generic ld/st also report the bytes their segments cover, [span_begin, span_end), so a
-  // consumer can settle the common cases from the range alone (every word of a shared access
-  // within `banks` consecutive words cannot conflict) before reading 32 segments. span_end
-  // == 0: not reported (other instructions, or a source that does not fill it).
+  // Shared and generic ld/st also report the bytes their segments cover, [span_begin,
+  // span_end), so a consumer can settle the common cases from the range alone (every word of
+  // a shared access within `banks` consecutive words cannot conflict) before reading 32
+  // segments. span_end == 0: not reported (other instructions and spaces, or a source that
+  // does not fill it).
   uint64_t span_begin = 0, span_end = 0;
   // The warp after the instruction, as warp_done(), warp_at_barrier() and peek() would
   // answer (next: nullptr once done), so the timing model need not ask again.

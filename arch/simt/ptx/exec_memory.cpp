@@ -45,13 +45,8 @@ void load(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
   const bool sign = (i.flags & DecodedInstruction::kFlagSigned) && Bytes < 8;
   constexpr int kShift = 64 - 8 * Bytes;
   const uint64_t width = i.aux, offset = static_cast<uint64_t>(i.offset);
-  auto value = [&](const uint8_t* p) {
-    uint64_t v = read_le<Bytes>(p);
-    if (sign) v = static_cast<uint64_t>(static_cast<int64_t>(v << kShift) >> kShift);
-    return v & width;
-  };
-  SpaceWindow<S> window(c);
   MemorySpace space = S;
+  SpaceWindow<S> window(c);
   MemorySegment* segments = c.out->segments.data();
   int n = 0;
   uint64_t lo = ~uint64_t{0}, hi = 0;
@@ -64,7 +59,11 @@ void load(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
       lo = std::min(lo, where);
       hi = std::max(hi, where);
     }
-    for (int k = 0; k < Vec; ++k) d[k][l] = value(p + k * Bytes);
+    for (int k = 0; k < Vec; ++k) {
+      uint64_t v = read_le<Bytes>(p + k * Bytes);
+      if (sign) v = static_cast<uint64_t>(static_cast<int64_t>(v << kShift) >> kShift);
+      d[k][l] = v & width;
+    }
   });
   c.out->n_segments = static_cast<uint16_t>(n);
   c.out->space = space;
@@ -81,8 +80,8 @@ void store(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
   const uint64_t* s[Vec];
   for (int k = 0; k < Vec; ++k) s[k] = c.src(i.src[k]);
   const uint64_t offset = static_cast<uint64_t>(i.offset);
-  SpaceWindow<S> window(c);
   MemorySpace space = S;
+  SpaceWindow<S> window(c);
   MemorySegment* segments = c.out->segments.data();
   int n = 0;
   uint64_t lo = ~uint64_t{0}, hi = 0;
