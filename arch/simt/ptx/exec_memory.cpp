@@ -4,6 +4,7 @@
 
 #include "arch/simt/ptx/exec_handlers.h"
 #include "arch/simt/ptx/memory_access.h"
+#include "arch/simt/ptx/warp_addresses.h"
 #include "sim/error.h"
 
 namespace loom::simt {
@@ -33,6 +34,39 @@ const char* space_name(MemorySpace s) {
 template <MemorySpace S>
 constexpr bool kSpan = S == MemorySpace::shared || S == MemorySpace::none;
 
+// A full warp in global or shared memory with an address register (the usual case) is
+// checked once for the whole range its lanes touch, [lowest, highest + Total): when that
+// lies inside one allocation (global) or the CTA's shared memory, so does every lane, and
+// the data moves in one pass without a check per lane (warp_addresses.h has the addresses
+// and segments). Otherwise (a fault, a warp spread over two allocations, a partial warp) the
+// lane loop runs, which checks lane by lane, rewrites the segments and names the first bad
+// lane.
+template <MemorySpace S>
+constexpr bool kWholeWarpPath = S == MemorySpace::global || S == MemorySpace::shared;
+
+// Host pointer to `a.lo`, or nullptr when [a.lo, a.hi + Total) is not inside one window.
+template <MemorySpace S, uint32_t Total>
+uint8_t* whole_warp_range(const WarpContext& c, const WarpAddresses& a) {
+  if (a.hi - a.lo > (uint64_t{1} << 40)) return nullptr;  // not one window; keeps the sum below from wrapping
+  if constexpr (S == MemorySpace::global) {
+    return c.launch->memory->translate(a.lo, a.hi - a.lo + Total);
+  } else {
+    const uint64_t size = c.cta->shared.size();
+    if (a.hi > size || Total > size - a.hi) return nullptr;
+    return c.cta->shared.data() + a.lo;
+  }
+}
+
+template <MemorySpace S, uint32_t Total>
+void record_whole_warp(WarpContext& c, const WarpAddresses& a) {
+  c.out->n_segments = 32;
+  c.out->space = S;
+  if constexpr (kSpan<S>) {
+    c.out->span_begin = a.lo;
+    c.out->span_end = a.hi + Total;
+  }
+}
+
 // Loads Vec elements of Bytes each; narrower signed values sign-extend into the register
 // (kFlagSigned), and aux masks the result to the register's width. Everything the lane loop
 // needs is in locals (see SpaceWindow).
@@ -45,6 +79,22 @@ void load(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
   const bool sign = (i.flags & DecodedInstruction::kFlagSigned) && Bytes < 8;
   constexpr int kShift = 64 - 8 * Bytes;
   const uint64_t width = i.aux, offset = static_cast<uint64_t>(i.offset);
+  if constexpr (kWholeWarpPath<S>) {
+    WarpAddresses a;
+    if (mask == kFullMask && base) {
+      whole_warp_addresses(base, offset, kTotal, c.out->segments.data(), a);
+      if (const uint8_t* first = whole_warp_range<S, kTotal>(c, a)) {
+        for (int l = 0; l < 32; ++l)
+          for (int k = 0; k < Vec; ++k) {
+            uint64_t v = read_le<Bytes>(first + (a.at[l] - a.lo) + k * Bytes);
+            if (sign) v = static_cast<uint64_t>(static_cast<int64_t>(v << kShift) >> kShift);
+            d[k][l] = v & width;
+          }
+        record_whole_warp<S, kTotal>(c, a);
+        return;
+      }
+    }
+  }
   MemorySpace space = S;
   SpaceWindow<S> window(c);
   MemorySegment* segments = c.out->segments.data();
@@ -80,6 +130,18 @@ void store(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
   const uint64_t* s[Vec];
   for (int k = 0; k < Vec; ++k) s[k] = c.src(i.src[k]);
   const uint64_t offset = static_cast<uint64_t>(i.offset);
+  if constexpr (kWholeWarpPath<S>) {
+    WarpAddresses a;
+    if (mask == kFullMask && base) {
+      whole_warp_addresses(base, offset, kTotal, c.out->segments.data(), a);
+      if (uint8_t* first = whole_warp_range<S, kTotal>(c, a)) {
+        for (int l = 0; l < 32; ++l)  // in lane order: the highest lane's write to a shared address wins
+          for (int k = 0; k < Vec; ++k) write_le<Bytes>(first + (a.at[l] - a.lo) + k * Bytes, s[k][l]);
+        record_whole_warp<S, kTotal>(c, a);
+        return;
+      }
+    }
+  }
   MemorySpace space = S;
   SpaceWindow<S> window(c);
   MemorySegment* segments = c.out->segments.data();

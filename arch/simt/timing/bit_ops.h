@@ -8,6 +8,9 @@
 
 namespace loom::simt {
 
+// std::has_single_bit is a popcount, so also a libgcc call on baseline x86-64.
+constexpr bool is_power_of_two(uint64_t x) { return x != 0 && (x & (x - 1)) == 0; }
+
 inline int bit_count(uint32_t x) {
   x = x - ((x >> 1) & 0x55555555u);
   x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
@@ -18,7 +21,7 @@ inline int bit_count(uint32_t x) {
 class Divider {
  public:
   Divider() = default;
-  explicit Divider(uint64_t d) : d_(d), shift_(std::has_single_bit(d) ? std::countr_zero(d) : -1) {}
+  explicit Divider(uint64_t d) : d_(d), shift_(is_power_of_two(d) ? std::countr_zero(d) : -1) {}
   uint64_t quotient(uint64_t x) const { return shift_ >= 0 ? x >> shift_ : x / d_; }
   uint64_t remainder(uint64_t x) const { return shift_ >= 0 ? x & (d_ - 1) : x % d_; }
 

@@ -6,6 +6,7 @@
 
 #include "arch/simt/timing/bit_ops.h"
 #include "arch/simt/timing/config_checks.h"
+#include "arch/simt/timing/ready_scan.h"
 #include "arch/simt/timing/timing_constants.h"
 #include "sim/error.h"
 
@@ -276,27 +277,13 @@ void GpuTimingModel::evaluate(SubCore& sc, int64_t c) {
   auto scan = [&](size_t lo, size_t hi) {
     for (size_t base = lo; base < hi; base += 64) {
       const size_t top = std::min(hi, base + 64);
-      // Four independent minima, so the loop is not one long chain of dependent compares.
       // The head is included and its bit cleared afterwards: if it is ready it is in
       // `ready`, not in `soonest`; if not, its own blocker already put its ready cycle (or
       // an earlier one) into `wake`.
-      uint64_t ready = 0;
-      int64_t s0 = kNever, s1 = kNever, s2 = kNever, s3 = kNever;
-      size_t i = base;
-      auto visit = [&](size_t at, int64_t& soon) {
-        const int64_t r = ready_at[at];
-        ready |= static_cast<uint64_t>(r <= c) << (at - base);
-        soon = std::min(soon, r > c ? r : kNever);
-      };
-      for (; i + 4 <= top; i += 4) {
-        visit(i, s0);
-        visit(i + 1, s1);
-        visit(i + 2, s2);
-        visit(i + 3, s3);
-      }
-      for (; i < top; ++i) visit(i, s0);
+      const ReadyScan found = scan_ready(ready_at + base, top - base, c, kNever);
+      uint64_t ready = found.ready;
       if (head >= base && head < top) ready &= ~(uint64_t{1} << (head - base));
-      const int64_t soonest = std::min(std::min(s0, s1), std::min(s2, s3));
+      const int64_t soonest = found.soonest;
       wake = std::min(wake, soonest);
       if (ready == 0) continue;
       if (sc.read_free > c) {  // every candidate waits for the read stage
@@ -431,10 +418,11 @@ void GpuTimingModel::issue(SmState& sm, SubCore& sc, int slot, WarpSlot& w, int6
 void GpuTimingModel::prepare_next(SmState& sm, WarpSlot& w, WarpPipeline& pipe, const StaticInstruction& next,
                                   int64_t c) {
   w.next = &next;
-  w.read_cycles = static_cast<uint8_t>(facts_.read_cycles(*w.next));
+  const StaticFactsCache::Facts& facts = facts_.of(next);
+  w.read_cycles = static_cast<uint8_t>(facts.read_cycles);
   ScheduledWarp& e = entry(sm, w);
   e.fetch_until = pipe.ibuffer.head_ready();
-  e.regs_until = pipe.scoreboard.clear_at(*w.next, c);
+  e.regs_until = pipe.scoreboard.clear_at(next, facts.registers, c);
   e.state = ScheduledWarp::State::running;
   e.unit = w.next->unit;
   e.dispatch_delay = static_cast<uint8_t>(w.read_cycles - 1);

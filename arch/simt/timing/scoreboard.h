@@ -23,12 +23,29 @@ class Scoreboard {
     filter_.fill(0);
   }
 
+  // Bit (id mod 256) of every register an instruction reads or writes: the filter's key.
+  using RegisterMask = std::array<uint64_t, 4>;
+  static RegisterMask registers_of(const StaticInstruction& inst) {
+    RegisterMask m{};
+    for (int i = 0; i < inst.n_src; ++i) m[word(inst.src[i])] |= bit(inst.src[i]);
+    for (int i = 0; i < inst.n_dst; ++i) m[word(inst.dst[i])] |= bit(inst.dst[i]);
+    return m;
+  }
+
   // The cycle from which `inst` has no register hazard (<= now: none now). A full
   // scoreboard also blocks, until enough writes have landed to make room for inst's. The
   // answer stays exact until the warp issues again (nothing else adds entries), so the
-  // engine asks once per instruction.
-  int64_t clear_at(const StaticInstruction& inst, int64_t now) {
+  // engine asks once per instruction. `registers` is registers_of(inst), which callers
+  // that see the same instruction again keep.
+  int64_t clear_at(const StaticInstruction& inst, int64_t now) { return clear_at(inst, registers_of(inst), now); }
+  int64_t clear_at(const StaticInstruction& inst, const RegisterMask& registers, int64_t now) {
     if (count_ == 0) return now;
+    // Writes that have landed are dropped only when they could matter: they never delay
+    // an instruction (`until` starts at `now`), but they do take room and filter bits.
+    if (count_ + inst.n_dst <= kScoreboardEntries &&
+        ((filter_[0] & registers[0]) | (filter_[1] & registers[1]) | (filter_[2] & registers[2]) |
+         (filter_[3] & registers[3])) == 0)
+      return now;
     drop_landed(now);
     int64_t until = now;
     if (count_ + inst.n_dst > kScoreboardEntries) until = room_at(count_ + inst.n_dst - kScoreboardEntries);

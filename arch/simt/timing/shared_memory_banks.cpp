@@ -44,7 +44,7 @@ int shared_wavefronts(const ExecutedInstruction& x, int banks, int bank_bytes) {
   // collect and sort the words. Bank and word sizes are powers of two on every GPU, so the
   // pass uses shifts and masks; a lane asking for the same word as the lane before (a
   // broadcast) is skipped.
-  if (!std::has_single_bit(static_cast<unsigned>(bank_bytes)) || !std::has_single_bit(static_cast<unsigned>(banks)))
+  if (!is_power_of_two(static_cast<uint64_t>(bank_bytes)) || !is_power_of_two(static_cast<uint64_t>(banks)))
     return wavefronts_sorted(x, banks, bank_bytes);
   const int word_shift = std::countr_zero(static_cast<unsigned>(bank_bytes));
   // Words fewer than `banks` apart are in different banks, so an access whose span holds at

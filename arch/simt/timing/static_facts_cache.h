@@ -1,5 +1,6 @@
 // Facts about a decoded instruction that the timing model derives from it and would
-// otherwise recompute every time any warp reaches it: for now its register-read cycles.
+// otherwise recompute every time any warp reaches it: its register-read cycles and the
+// scoreboard filter bits of its registers.
 // Direct-mapped on the instruction's address (decoded instructions stay put for a launch);
 // a collision just recomputes. Cleared per launch, since another kernel may reuse the memory.
 #pragma once
@@ -8,6 +9,7 @@
 #include <cstdint>
 
 #include "arch/simt/timing/register_banks.h"
+#include "arch/simt/timing/scoreboard.h"
 #include "arch/simt/warp_instruction.h"
 
 namespace loom::simt {
@@ -20,19 +22,27 @@ class StaticFactsCache {
     entries_.fill(Entry{});
   }
 
-  int read_cycles(const StaticInstruction& inst) {
-    // Warp MMAs are exempt from bank conflicts (register_banks.h).
-    if (inst.unit == Unit::tensor) return 1;
+  struct Facts {
+    int read_cycles = 1;
+    Scoreboard::RegisterMask registers{};
+  };
+
+  const Facts& of(const StaticInstruction& inst) {
     Entry& e = entries_[(reinterpret_cast<uintptr_t>(&inst) >> 4) & (kEntries - 1)];
-    if (e.inst != &inst) e = Entry{&inst, register_read_cycles(inst, banks_, ports_)};
-    return e.read_cycles;
+    if (e.inst != &inst) {
+      e.inst = &inst;
+      // Warp MMAs are exempt from bank conflicts (register_banks.h).
+      e.facts.read_cycles = inst.unit == Unit::tensor ? 1 : register_read_cycles(inst, banks_, ports_);
+      e.facts.registers = Scoreboard::registers_of(inst);
+    }
+    return e.facts;
   }
 
  private:
   static constexpr size_t kEntries = 4096;
   struct Entry {
     const StaticInstruction* inst = nullptr;
-    int read_cycles = 1;
+    Facts facts;
   };
   int banks_ = 1, ports_ = 1;
   std::array<Entry, kEntries> entries_{};

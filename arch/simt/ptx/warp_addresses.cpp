@@ -1,0 +1,84 @@
+#include "arch/simt/ptx/warp_addresses.h"
+
+#include <cstddef>
+#include <cstring>
+
+#include "sim/host_cpu.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define LOOM_WARP_ADDRESSES_AVX2 1
+#endif
+
+namespace loom::simt {
+
+// A segment is written as two 8-byte words, address and (bytes | lane << 32); the three
+// padding bytes become 0.
+static_assert(sizeof(MemorySegment) == 16 && offsetof(MemorySegment, address) == 0 &&
+              offsetof(MemorySegment, bytes) == 8 && offsetof(MemorySegment, lane) == 12);
+
+void whole_warp_addresses_portable(const uint64_t* base, uint64_t offset, uint32_t bytes, MemorySegment* segments,
+                                   WarpAddresses& out) {
+  auto* words = reinterpret_cast<uint8_t*>(segments);
+  uint64_t lo = ~uint64_t{0}, hi = 0;
+  for (int l = 0; l < 32; ++l) {
+    const uint64_t at = base[l] + offset;
+    const uint64_t tail = uint64_t{bytes} | uint64_t(l) << 32;
+    out.at[l] = at;
+    std::memcpy(words + 16 * l, &at, 8);
+    std::memcpy(words + 16 * l + 8, &tail, 8);
+    lo = at < lo ? at : lo;
+    hi = at > hi ? at : hi;
+  }
+  out.lo = lo;
+  out.hi = hi;
+}
+
+#ifdef LOOM_WARP_ADDRESSES_AVX2
+__attribute__((target("avx2"))) void whole_warp_addresses_avx2(const uint64_t* base, uint64_t offset, uint32_t bytes,
+                                                               MemorySegment* segments, WarpAddresses& out) {
+  // Unsigned order through signed compares: flip the top bit of both sides.
+  const __m256i flip = _mm256_set1_epi64x(static_cast<int64_t>(uint64_t{1} << 63));
+  const __m256i add = _mm256_set1_epi64x(static_cast<int64_t>(offset));
+  const __m256i step = _mm256_set1_epi64x(int64_t{4} << 32);
+  __m256i tail = _mm256_setr_epi64x(static_cast<int64_t>(bytes), static_cast<int64_t>(uint64_t{bytes} | uint64_t{1} << 32),
+                                    static_cast<int64_t>(uint64_t{bytes} | uint64_t{2} << 32),
+                                    static_cast<int64_t>(uint64_t{bytes} | uint64_t{3} << 32));
+  __m256i lo = _mm256_set1_epi64x(-1 ^ static_cast<int64_t>(uint64_t{1} << 63));  // ~0, flipped
+  __m256i hi = _mm256_set1_epi64x(static_cast<int64_t>(uint64_t{1} << 63));         // 0, flipped
+  auto* words = reinterpret_cast<__m256i*>(segments);
+  for (int l = 0; l < 32; l += 4) {
+    const __m256i at = _mm256_add_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + l)), add);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.at + l), at);
+    const __m256i key = _mm256_xor_si256(at, flip);
+    lo = _mm256_blendv_epi8(lo, key, _mm256_cmpgt_epi64(lo, key));
+    hi = _mm256_blendv_epi8(hi, key, _mm256_cmpgt_epi64(key, hi));
+    // [a0 t0 | a2 t2] and [a1 t1 | a3 t3] -> a0 t0 a1 t1, a2 t2 a3 t3.
+    const __m256i even = _mm256_unpacklo_epi64(at, tail), odd = _mm256_unpackhi_epi64(at, tail);
+    _mm256_storeu_si256(words + l / 2, _mm256_permute2x128_si256(even, odd, 0x20));
+    _mm256_storeu_si256(words + l / 2 + 1, _mm256_permute2x128_si256(even, odd, 0x31));
+    tail = _mm256_add_epi64(tail, step);
+  }
+  alignas(32) uint64_t lows[4], highs[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lows), _mm256_xor_si256(lo, flip));
+  _mm256_store_si256(reinterpret_cast<__m256i*>(highs), _mm256_xor_si256(hi, flip));
+  uint64_t l0 = lows[0], h0 = highs[0];
+  for (int k = 1; k < 4; ++k) {
+    l0 = lows[k] < l0 ? lows[k] : l0;
+    h0 = highs[k] > h0 ? highs[k] : h0;
+  }
+  out.lo = l0;
+  out.hi = h0;
+}
+#else
+void whole_warp_addresses_avx2(const uint64_t* base, uint64_t offset, uint32_t bytes, MemorySegment* segments,
+                               WarpAddresses& out) {
+  whole_warp_addresses_portable(base, offset, bytes, segments, out);
+}
+#endif
+
+// Chosen once, so each call is one indirect jump and no check.
+const WholeWarpAddressesFn whole_warp_addresses =
+    host_has_avx2() ? &whole_warp_addresses_avx2 : &whole_warp_addresses_portable;
+
+}  // namespace loom::simt

@@ -1,0 +1,30 @@
+// The addresses of a full warp's ld/st (every lane active, the usual case): each lane's
+// address, the lowest and highest of them (one range check then covers every lane), and the
+// instruction's memory segments {address, bytes, lane}. The memory handlers run this for
+// every full-warp access, so it has a vector version (AVX2, four lanes per operation) chosen
+// at run time where the host has it; both give the same bytes (tests/test_simt_warp_addresses.cpp).
+#pragma once
+
+#include <cstdint>
+
+#include "arch/simt/warp_instruction.h"
+
+namespace loom::simt {
+
+struct WarpAddresses {
+  uint64_t at[32];
+  uint64_t lo, hi;
+};
+
+// at[l] = base[l] + offset (wrapping), and segments[l] = {at[l], bytes, l} for l = 0..31.
+using WholeWarpAddressesFn = void (*)(const uint64_t* base, uint64_t offset, uint32_t bytes, MemorySegment* segments,
+                                      WarpAddresses& out);
+extern const WholeWarpAddressesFn whole_warp_addresses;
+
+// The two versions, for tests; the AVX2 one only where loom::host_has_avx2().
+void whole_warp_addresses_portable(const uint64_t* base, uint64_t offset, uint32_t bytes, MemorySegment* segments,
+                                   WarpAddresses& out);
+void whole_warp_addresses_avx2(const uint64_t* base, uint64_t offset, uint32_t bytes, MemorySegment* segments,
+                               WarpAddresses& out);
+
+}  // namespace loom::simt

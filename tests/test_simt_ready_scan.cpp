@@ -1,0 +1,82 @@
+// The scheduler's ready scan (arch/simt/timing/ready_scan.h): the portable and the AVX2
+// versions against a plain reference, and the scoreboard's lazy dropping of landed writes.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "arch/simt/timing/ready_scan.h"
+#include "arch/simt/timing/scoreboard.h"
+#include "arch/simt/timing/timing_constants.h"
+#include "sim/host_cpu.h"
+
+using namespace loom::simt;
+
+namespace {
+
+ReadyScan reference(const std::vector<int64_t>& ready_at, int64_t now) {
+  ReadyScan r{0, kNever};
+  for (size_t i = 0; i < ready_at.size(); ++i) {
+    if (ready_at[i] <= now) r.ready |= uint64_t{1} << i;
+    else r.soonest = std::min(r.soonest, ready_at[i]);
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("simt timing: the ready scan finds the ready warps and the next ready cycle") {
+  std::mt19937_64 rng(7);
+  int avx2_checked = 0, some_ready = 0, some_later = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const size_t count = rng() % 65;  // 0 .. 64 warps, every tail length
+    const int64_t now = static_cast<int64_t>(rng() % 200);
+    std::vector<int64_t> ready_at(count);
+    for (int64_t& r : ready_at) {
+      const uint64_t kind = rng() % 8;
+      r = kind == 0 ? kNever : kind == 1 ? now : kind == 2 ? now + 1 : static_cast<int64_t>(rng() % 400);
+    }
+    const ReadyScan want = reference(ready_at, now);
+    const ReadyScan portable = scan_ready_portable(ready_at.data(), count, now, kNever);
+    CHECK(portable.ready == want.ready);
+    CHECK(portable.soonest == want.soonest);
+    const ReadyScan chosen = scan_ready(ready_at.data(), count, now, kNever);
+    CHECK(chosen.ready == want.ready);
+    CHECK(chosen.soonest == want.soonest);
+    if (loom::host_has_avx2()) {
+      const ReadyScan avx2 = scan_ready_avx2(ready_at.data(), count, now, kNever);
+      CHECK(avx2.ready == want.ready);
+      CHECK(avx2.soonest == want.soonest);
+      ++avx2_checked;
+    }
+    some_ready += want.ready != 0;
+    some_later += want.soonest != kNever;
+  }
+  CHECK(some_ready > 1000);
+  CHECK(some_later > 1000);
+  MESSAGE("AVX2 version checked in " << avx2_checked << " of 20000 trials (0 where the host has no AVX2)");
+}
+
+TEST_CASE("simt timing: landed writes linger in the scoreboard without changing any answer") {
+  StaticInstruction other, use, many;
+  other.n_src = 1;
+  other.src[0] = 5;
+  use.n_src = 1;
+  use.src[0] = 70;
+  many.n_dst = 8;
+  for (int k = 0; k < 8; ++k) many.dst[static_cast<size_t>(k)] = static_cast<uint16_t>(100 + k);
+  Scoreboard sb;
+  sb.reserve(70, 10);
+  CHECK(sb.clear_at(other, 20) == 20);  // no shared filter bit: nothing is dropped
+  CHECK(sb.pending() == 1);
+  CHECK(sb.clear_at(use, 20) == 20);  // its register: the landed write is dropped first
+  CHECK(sb.pending() == 0);
+  // A scoreboard full of writes, most of them landed: room is counted after dropping them.
+  for (int k = 0; k < kScoreboardEntries - 1; ++k) sb.reserve(static_cast<uint16_t>(200 + k % 50), k < 60 ? 5 : 90);
+  CHECK(sb.pending() == kScoreboardEntries - 1);
+  CHECK(sb.clear_at(many, 10) == 10);  // 60 landed by cycle 10: room for 8
+  CHECK(sb.pending() == 3);
+  for (int k = 0; k < kScoreboardEntries - 3; ++k) sb.reserve(static_cast<uint16_t>(300 + k % 40), 50 + k);
+  CHECK(sb.clear_at(many, 10) == 57);  // 8 of the 64 must land: the 8th earliest lands at 57
+}
