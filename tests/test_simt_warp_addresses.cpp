@@ -2,9 +2,11 @@
 // the AVX2 versions against a plain reference, on random and extreme addresses.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <random>
+#include <vector>
 
 #include "arch/simt/ptx/warp_addresses.h"
 #include "sim/host_cpu.h"
@@ -59,4 +61,39 @@ TEST_CASE("simt functional: a full warp's addresses, their range and its segment
     }
   }
   MESSAGE("AVX2 version checked in " << avx2_checked << " of 3000 trials (0 where the host has no AVX2)");
+}
+
+TEST_CASE("simt functional: a full warp's 32-bit loads from its checked range") {
+  std::mt19937_64 rng(12);
+  std::vector<uint8_t> memory(4096);
+  for (uint8_t& b : memory) b = static_cast<uint8_t>(rng());
+  for (int trial = 0; trial < 2000; ++trial) {
+    WarpAddresses a{};
+    const uint64_t origin = (uint64_t{1} << 40) + rng() % 1000;  // device addresses, not offsets
+    a.lo = ~uint64_t{0};
+    a.hi = 0;
+    for (int l = 0; l < 32; ++l) {
+      // Unaligned, repeated (broadcast) and scattered addresses, all inside `memory`.
+      const uint64_t at = origin + (trial % 3 == 0 ? 4 * static_cast<uint64_t>(l) : trial % 3 == 1 ? 8 : rng() % 4000);
+      a.at[l] = at;
+      a.lo = std::min(a.lo, at);
+      a.hi = std::max(a.hi, at);
+    }
+    const uint8_t* first = memory.data() + (a.lo - origin);
+    const uint64_t width = trial % 2 ? 0xffffffffull : 0xffffull;
+    std::array<uint64_t, 32> want, portable, chosen, avx2;
+    for (int l = 0; l < 32; ++l) {
+      uint32_t v;
+      std::memcpy(&v, memory.data() + (a.at[l] - origin), 4);
+      want[static_cast<size_t>(l)] = v & width;
+    }
+    whole_warp_load4_portable(first, a, width, portable.data());
+    whole_warp_load4(first, a, width, chosen.data());
+    CHECK(portable == want);
+    CHECK(chosen == want);
+    if (loom::host_has_avx2()) {
+      whole_warp_load4_avx2(first, a, width, avx2.data());
+      CHECK(avx2 == want);
+    }
+  }
 }

@@ -84,6 +84,13 @@ void load(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
     if (mask == kFullMask && base) {
       whole_warp_addresses(base, offset, kTotal, c.out->segments.data(), a);
       if (const uint8_t* first = whole_warp_range<S, kTotal>(c, a)) {
+        if constexpr (Bytes == 4 && Vec == 1) {
+          if (!sign) {  // the usual 32-bit load (sign extension is masked off by a 32-bit width anyway)
+            whole_warp_load4(first, a, width, d[0]);
+            record_whole_warp<S, kTotal>(c, a);
+            return;
+          }
+        }
         for (int l = 0; l < 32; ++l)
           for (int k = 0; k < Vec; ++k) {
             uint64_t v = read_le<Bytes>(first + (a.at[l] - a.lo) + k * Bytes);

@@ -34,7 +34,27 @@ void whole_warp_addresses_portable(const uint64_t* base, uint64_t offset, uint32
   out.hi = hi;
 }
 
+void whole_warp_load4_portable(const uint8_t* first, const WarpAddresses& a, uint64_t width, uint64_t* d) {
+  for (int l = 0; l < 32; ++l) {
+    uint32_t v;
+    std::memcpy(&v, first + (a.at[l] - a.lo), 4);
+    d[l] = v & width;
+  }
+}
+
 #ifdef LOOM_WARP_ADDRESSES_AVX2
+__attribute__((target("avx2"))) void whole_warp_load4_avx2(const uint8_t* first, const WarpAddresses& a, uint64_t width,
+                                                           uint64_t* d) {
+  const __m256i lo = _mm256_set1_epi64x(static_cast<int64_t>(a.lo));
+  const __m256i mask = _mm256_set1_epi64x(static_cast<int64_t>(width));
+  const auto* words = reinterpret_cast<const int*>(first);
+  for (int l = 0; l < 32; l += 4) {
+    const __m256i index = _mm256_sub_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.at + l)), lo);
+    const __m128i v = _mm256_i64gather_epi32(words, index, 1);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + l), _mm256_and_si256(_mm256_cvtepu32_epi64(v), mask));
+  }
+}
+
 __attribute__((target("avx2"))) void whole_warp_addresses_avx2(const uint64_t* base, uint64_t offset, uint32_t bytes,
                                                                MemorySegment* segments, WarpAddresses& out) {
   // Unsigned order through signed compares: flip the top bit of both sides.
@@ -71,6 +91,9 @@ __attribute__((target("avx2"))) void whole_warp_addresses_avx2(const uint64_t* b
   out.hi = h0;
 }
 #else
+void whole_warp_load4_avx2(const uint8_t* first, const WarpAddresses& a, uint64_t width, uint64_t* d) {
+  whole_warp_load4_portable(first, a, width, d);
+}
 void whole_warp_addresses_avx2(const uint64_t* base, uint64_t offset, uint32_t bytes, MemorySegment* segments,
                                WarpAddresses& out) {
   whole_warp_addresses_portable(base, offset, bytes, segments, out);
@@ -80,5 +103,6 @@ void whole_warp_addresses_avx2(const uint64_t* base, uint64_t offset, uint32_t b
 // Chosen once, so each call is one indirect jump and no check.
 const WholeWarpAddressesFn whole_warp_addresses =
     host_has_avx2() ? &whole_warp_addresses_avx2 : &whole_warp_addresses_portable;
+const WholeWarpLoad4Fn whole_warp_load4 = host_has_avx2() ? &whole_warp_load4_avx2 : &whole_warp_load4_portable;
 
 }  // namespace loom::simt

@@ -21,7 +21,15 @@ using WholeWarpAddressesFn = void (*)(const uint64_t* base, uint64_t offset, uin
                                       WarpAddresses& out);
 extern const WholeWarpAddressesFn whole_warp_addresses;
 
-// The two versions, for tests; the AVX2 one only where loom::host_has_avx2().
+// d[l] = the 4 bytes at first + (at[l] - lo), zero-extended, & width, for l = 0..31: a
+// full warp's 32-bit loads once its range is known to be inside the memory `first` points
+// into (a.hi - a.lo < 2^40).
+using WholeWarpLoad4Fn = void (*)(const uint8_t* first, const WarpAddresses& a, uint64_t width, uint64_t* d);
+extern const WholeWarpLoad4Fn whole_warp_load4;
+
+// The two versions of each, for tests; the AVX2 ones only where loom::host_has_avx2().
+void whole_warp_load4_portable(const uint8_t* first, const WarpAddresses& a, uint64_t width, uint64_t* d);
+void whole_warp_load4_avx2(const uint8_t* first, const WarpAddresses& a, uint64_t width, uint64_t* d);
 void whole_warp_addresses_portable(const uint64_t* base, uint64_t offset, uint32_t bytes, MemorySegment* segments,
                                    WarpAddresses& out);
 void whole_warp_addresses_avx2(const uint64_t* base, uint64_t offset, uint32_t bytes, MemorySegment* segments,
