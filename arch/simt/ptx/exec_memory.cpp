@@ -85,7 +85,7 @@ void load(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
       whole_warp_addresses(base, offset, kTotal, c.out->segments.data(), a);
       if (const uint8_t* first = whole_warp_range<S, kTotal>(c, a)) {
         if constexpr (Bytes == 4 && Vec == 1) {
-          if (!sign) {  // the usual 32-bit load (sign extension is masked off by a 32-bit width anyway)
+          if (!sign) {  // the usual 32-bit load: one gather, no sign to extend
             whole_warp_load4(first, a, width, d[0]);
             record_whole_warp<S, kTotal>(c, a);
             return;
