@@ -2,13 +2,19 @@
 
 namespace loom {
 
-bool host_has_avx2() {
+// __builtin_cpu_init first: callers may run in static initializers, before libgcc's own.
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  __builtin_cpu_init();  // callers may run in static initializers, before libgcc's own
+bool host_has_avx2() {
+  __builtin_cpu_init();
   return __builtin_cpu_supports("avx2");
-#else
-  return false;
-#endif
 }
+bool host_has_fma() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("fma");
+}
+#else
+bool host_has_avx2() { return false; }
+bool host_has_fma() { return false; }
+#endif
 
 }  // namespace loom

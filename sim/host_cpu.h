@@ -6,5 +6,6 @@
 namespace loom {
 
 bool host_has_avx2();
+bool host_has_fma();
 
 }  // namespace loom

@@ -7,6 +7,7 @@
 
 #include "arch/simt/ptx/exec_context.h"
 #include "arch/simt/ptx/exec_handlers.h"
+#include "sim/host_cpu.h"
 
 namespace loom::simt {
 
@@ -162,7 +163,7 @@ ExecFn select_float_op(FloatOp op, PtxType type, bool sat) {
     case FloatOp::copysign: return pick<FCopysign, 2>(type, false);
     case FloatOp::fma:
 #ifdef LOOM_HOST_FMA_DISPATCH
-      if (type == PtxType::f32 && !sat && __builtin_cpu_supports("fma")) return &ffma32_host_fma;
+      if (type == PtxType::f32 && !sat && host_has_fma()) return &ffma32_host_fma;
 #endif
       return pick<FFma, 3, NarrowFma>(type, sat);
     case FloatOp::neg: return pick<FNeg, 1>(type, false);
