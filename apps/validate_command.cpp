@@ -24,7 +24,8 @@ void add_validate_command(CLI::App& app, ValidateArgs& args) {
   v->add_option("--out", args.out, "Directory for validation.json and report.html")->capture_default_str();
   v->add_option("--kernels", args.kernels, "Only these kernels' runs, comma-separated (skips microbenchmarks)");
   v->add_option("--budget", args.budget_s,
-                "Skip a run whose simulation is estimated to take more seconds than this (0: no limit)")
+                "Skip a run estimated to take more seconds than this to simulate, counted at a nominal 4 M warp "
+                "instructions/s so the same runs are skipped on any machine (0: no limit)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   v->add_option("--seed", args.seed, "Seed of the simulated buffers' contents")->capture_default_str();

@@ -271,6 +271,21 @@ TEST_CASE("comparison: launches over the budget are skipped, not silently droppe
   CHECK(r.agreement.back().points == 1);
 }
 
+TEST_CASE("comparison: the budget counts simulated warp instructions, not wall seconds") {
+  // relu_add's launch at 2^16 elements extrapolates, at 2^22, to over 3 M warp instructions:
+  // over 0.75 s at the nominal 4 M/s, whatever this machine's speed.
+  const std::vector<std::pair<std::string, std::map<std::string, int64_t>>> runs{{"relu_add", {{"n", 1 << 16}}},
+                                                                                 {"relu_add", {{"n", 1 << 22}}}};
+  const MeasurementFile m = parse_measurements(measured_file(runs, {5, 50}), "m.json");
+  ValidationOptions options;
+  options.budget_s = 0.75;
+  const ValidationReport tight = run_validation(v100(), m, options);
+  CHECK_FALSE(tight.runs[1].simulated);
+  CHECK(contains(tight.runs[1].skipped, "at a nominal 4 M/s, over the budget of 0.75 s"));
+  options.budget_s = 1.5;
+  CHECK(run_validation(v100(), m, options).runs[1].simulated);
+}
+
 TEST_CASE("comparison: a config of another GPU is refused unless asked for") {
   const MeasurementFile m = parse_measurements(measured_file({{"relu_add", {{"n", 1 << 16}}}}, {5}, "NVIDIA H200"), "h.json");
   ValidationOptions options;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -24,14 +25,16 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 
 bool is_gemm(const std::string& kernel) { return kernel == "naive_gemm" || kernel == "tiled_gemm" || kernel == "wmma_gemm"; }
 
-// How much simulation a launch is, for extrapolating the wall time from a smaller launch of
-// the same kernel: its threads plus its useful work (FLOPs, compulsory bytes).
+// How much simulation a launch is, for extrapolating the simulated warp instructions from a
+// smaller launch of the same kernel: its threads plus its useful work (FLOPs, compulsory bytes).
 double launch_work(const simt::LaunchRecipe& r) {
   return static_cast<double>(r.grid.count() * r.block.count()) + r.flops + static_cast<double>(r.compulsory_bytes);
 }
 
 // Simulates launches once each (probes and sweeps may share one) and remembers what each
-// kernel cost, to skip launches that would blow the budget.
+// kernel cost, to skip launches that would blow the budget. The cost is counted in simulated
+// warp instructions, not measured in wall seconds, so which launches run depends only on the
+// inputs: a loaded machine gives the same report as an idle one.
 class LaunchSimulator {
  public:
   LaunchSimulator(const simt::GpuConfig& config, const ValidationOptions& options) : config_(config), options_(options) {}
@@ -50,11 +53,15 @@ class LaunchSimulator {
     const double work = launch_work(recipe);
     Outcome out;
     if (auto it = cost_.find(kernel); options_.budget_s > 0 && it != cost_.end() && work > it->second.work) {
-      const double estimate = it->second.wall_s * work / it->second.work;
+      const double instructions = it->second.warp_instructions * work / it->second.work;
+      const double estimate = instructions / kBudgetWarpInstructionsPerSecond;
       if (estimate > options_.budget_s) {
-        out.skipped = "estimated " + std::to_string(static_cast<int64_t>(estimate)) +
-                      " s to simulate, over the budget of " + std::to_string(static_cast<int64_t>(options_.budget_s)) +
-                      " s (--budget)";
+        char why[160];
+        std::snprintf(why, sizeof why,
+                      "estimated %.3g M warp instructions, %.3g s to simulate at a nominal %.3g M/s, over the "
+                      "budget of %.3g s (--budget)",
+                      instructions / 1e6, estimate, kBudgetWarpInstructionsPerSecond / 1e6, options_.budget_s);
+        out.skipped = why;
         done_[key] = out;
         return out;
       }
@@ -68,7 +75,7 @@ class LaunchSimulator {
     out.cycles = result.stats.cycles;
     out.wall_s = seconds_since(start);
     Cost& c = cost_[kernel];
-    if (work >= c.work) c = {work, std::max(out.wall_s, 1e-3)};
+    if (work >= c.work) c = {work, static_cast<double>(std::max<int64_t>(result.stats.warp_instructions, 1))};
     done_[key] = out;
     if (options_.progress)
       options_.progress(kernel + " " + simt::format_size_list(kernel, sizes) + ": " + std::to_string(out.cycles) + " cycles (" +
@@ -80,7 +87,7 @@ class LaunchSimulator {
 
  private:
   struct Cost {
-    double work = 0, wall_s = 0;
+    double work = 0, warp_instructions = 0;
   };
   const simt::GpuConfig& config_;
   const ValidationOptions& options_;

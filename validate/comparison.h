@@ -16,9 +16,16 @@
 
 namespace loom::validate {
 
+// The simulation rate a budget is counted at: simulated warp instructions per second of
+// budget. A fixed rate keeps the choice of runs deterministic. It is about the SIMT model's
+// rate on one core for most kernels; the WMMA GEMM runs at about a third of it
+// (docs/performance.md), so its runs can take up to about three times their estimate.
+inline constexpr double kBudgetWarpInstructionsPerSecond = 4e6;
+
 struct ValidationOptions {
-  // A run whose simulation is estimated (from smaller sizes of the same kernel) to take longer
-  // than this many seconds is skipped and reported as such; 0: no limit.
+  // A run estimated (from smaller sizes of the same kernel) to simulate more warp instructions
+  // than this many seconds at kBudgetWarpInstructionsPerSecond is skipped and reported as
+  // such; 0: no limit.
   double budget_s = 120;
   bool allow_device_mismatch = false;  // else a config of another GPU model is an InputError
   std::vector<std::string> kernels;    // only these kernels (empty: all)
