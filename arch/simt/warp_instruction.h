@@ -105,6 +105,13 @@ struct CtaResources {
   int64_t shared_bytes = 0;  // static + dynamic shared memory
 };
 
+// Where one warp's functional state lives, as its source describes it: opaque to the timing
+// model, which only hands it back with prefetch hints.
+struct WarpStateHandle {
+  const void* state = nullptr;
+  const void* registers = nullptr;
+};
+
 // The functional side as the timing model sees it. CTAs live in hardware slots numbered
 // 0 .. slot_count-1 across the whole GPU (the timing model picks the slot); warps are
 // numbered 0 .. warps-1 within their CTA.
@@ -124,6 +131,14 @@ class WarpInstructionSource {
   virtual const StaticInstruction& peek(int slot, int warp) const = 0;
   // Executes the warp's next instruction; fills `out`, including the warp's state after it.
   virtual void execute(int slot, int warp, ExecutedInstruction& out) = 0;
+
+  // Prefetch hints; they change no result. With thousands of warps resident, a warp's state
+  // has usually left the host's caches by the time it issues again, and executing then
+  // waits on those misses one after another. The timing model asks for a warp's handle once
+  // per CTA start (valid until the CTA retires) and passes it to prefetch() when it expects
+  // that warp to issue `next` soon, so the loads overlap with other warps' work.
+  virtual WarpStateHandle handle(int /*slot*/, int /*warp*/) const { return {}; }
+  virtual void prefetch(const WarpStateHandle& /*warp*/, const StaticInstruction& /*next*/) const {}
 };
 
 }  // namespace loom::simt

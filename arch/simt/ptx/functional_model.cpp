@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <type_traits>
 
 #include "arch/simt/ptx/exec_context.h"
 #include "sim/error.h"
@@ -155,6 +156,29 @@ void FunctionalModel::execute(int slot, int warp, ExecutedInstruction& out) {
   out.warp_done = w.stack.empty();
   out.warp_at_barrier = w.at_barrier;
   out.next = out.warp_done ? nullptr : &launch_.kernel->statics[w.stack.back().pc];
+}
+
+WarpStateHandle FunctionalModel::handle(int slot, int warp) const {
+  const WarpState& w = slots_[static_cast<size_t>(slot)].warps[static_cast<size_t>(warp)];
+  return {&w, w.regs};
+}
+
+// The warp's state and every register line `next` reads or writes: the guard, the address,
+// the sources and (for writing) the destinations. Constants are shared and stay cached.
+void FunctionalModel::prefetch(const WarpStateHandle& warp, const StaticInstruction& next) const {
+  const PtxKernel& k = *launch_.kernel;
+  const DecodedInstruction& d = k.code[static_cast<size_t>(&next - k.statics.data())];
+  const auto* regs = static_cast<const uint64_t*>(warp.registers);
+  __builtin_prefetch(warp.state);
+  auto lines = [regs](uint32_t operand, auto write) {
+    if (operand & kConstantFlag) return;  // a constant, or kNoOperand
+    const uint64_t* r = regs + size_t{operand} * 32;
+    for (int line = 0; line < 4; ++line) __builtin_prefetch(r + 8 * line, decltype(write)::value);
+  };
+  lines(d.guard, std::false_type{});
+  lines(d.address, std::false_type{});
+  for (int i = 0; i < d.n_src; ++i) lines(d.src[static_cast<size_t>(i)], std::false_type{});
+  for (int i = 0; i < d.n_dst; ++i) lines(d.dst[static_cast<size_t>(i)], std::true_type{});
 }
 
 void FunctionalModel::step(CtaState& cta, WarpState& w, int warp, ExecutedInstruction& out) {

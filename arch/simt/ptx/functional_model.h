@@ -45,6 +45,8 @@ class FunctionalModel final : public WarpInstructionSource {
   }
   const StaticInstruction& peek(int slot, int warp) const override;
   void execute(int slot, int warp, ExecutedInstruction& out) override;
+  WarpStateHandle handle(int slot, int warp) const override;
+  void prefetch(const WarpStateHandle& warp, const StaticInstruction& next) const override;
 
   const PtxKernel& kernel() const { return *launch_.kernel; }
   const LaunchState& launch() const { return launch_; }

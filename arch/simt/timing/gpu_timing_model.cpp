@@ -100,6 +100,7 @@ void GpuTimingModel::launch_cta(int sm_index, int64_t t) {
     SubCore& sc = sm.subcores[static_cast<size_t>(wc.subcore)];
     wc.position = static_cast<int16_t>(sc.warps.size());
     sc.add_warp(ScheduledWarp{0, 0, wc.age, slot, ScheduledWarp::State::finished});
+    wc.functional = source_->handle(d.source_slot, w);
     wc.done = source_->warp_done(d.source_slot, w);
     wc.next = nullptr;
     if (wc.done)
@@ -295,6 +296,8 @@ void GpuTimingModel::evaluate(SubCore& sc, int64_t c) {
         const Blocker b = check_resources(sm, sc, e, c);
         if (b.reason == StallReason::issued) {
           issue(sm, sc, e.slot, sm.warps[static_cast<size_t>(e.slot)], c);
+          // The next ready warp in order issues next cycle if this one cannot.
+          if (const uint64_t rest = ready & (ready - 1)) prefetch(sm, warps[base + static_cast<size_t>(std::countr_zero(rest))].slot);
           return true;
         }
         wake = std::min(wake, b.until);
@@ -428,6 +431,13 @@ void GpuTimingModel::prepare_next(SmState& sm, WarpSlot& w, WarpPipeline& pipe, 
   e.dispatch_delay = static_cast<uint8_t>(w.read_cycles - 1);
   e.uses_mio = w.next->unit == Unit::ldst && uses_mio(*w.next);
   refresh(sm, w);
+  // Ready next cycle: under GTO it issues again at once.
+  if (e.ready_at() <= c + 1) source_->prefetch(w.functional, next);
+}
+
+void GpuTimingModel::prefetch(SmState& sm, int slot) const {
+  const WarpSlot& w = sm.warps[static_cast<size_t>(slot)];
+  if (w.next) source_->prefetch(w.functional, *w.next);
 }
 
 void GpuTimingModel::release_barrier(SmState& sm, int cta, int64_t c) {

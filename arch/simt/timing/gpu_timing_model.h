@@ -69,6 +69,8 @@ class GpuTimingModel {
   void count(const StaticInstruction& inst);
   // Caches warp w's next instruction `next` and what the scheduler needs to know of it.
   void prepare_next(SmState& sm, WarpSlot& w, WarpPipeline& pipe, const StaticInstruction& next, int64_t c);
+  // Hints the source to start loading what issuing the warp in `slot` will touch.
+  void prefetch(SmState& sm, int slot) const;
   // Warp w's entry in its sub-core's scheduling array.
   static ScheduledWarp& entry(SmState& sm, const WarpSlot& w) {
     return sm.subcores[static_cast<size_t>(w.subcore)].warps[static_cast<size_t>(w.position)];

@@ -15,6 +15,7 @@ namespace loom::simt {
 
 struct alignas(64) WarpSlot {
   const StaticInstruction* next = nullptr;  // source.peek(), cached until it issues
+  WarpStateHandle functional;               // source.handle(), for prefetch hints
   int64_t drained_at = 0;   // last completion of anything the warp issued
   uint64_t age = 0;         // launch order (GTO's "oldest")
   int cta = -1;             // index in the SM's CTA table; -1: the slot is free
@@ -26,6 +27,8 @@ struct alignas(64) WarpSlot {
   bool done = false;
   bool at_barrier = false;
 };
+
+static_assert(sizeof(WarpSlot) == 64, "what issue needs of a warp stays in one cache line");
 
 struct WarpPipeline {
   InstructionBuffer ibuffer;
