@@ -16,6 +16,7 @@
 
 #include "arch/simt/ptx/exec_handlers.h"
 #include "arch/simt/ptx/memory_access.h"
+#include "arch/simt/ptx/warp_mma_avx2.h"
 
 namespace loom::simt {
 
@@ -168,6 +169,17 @@ void wmma_mma(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
     const uint64_t* p = c.src(i.src[r]);
     for (int line = 0; line < 4; ++line) __builtin_prefetch(p + 8 * line);
     __builtin_prefetch(p + 31);
+  }
+  if (mask == kFullMask && i.type == PtxType::f32 && i.type2 == PtxType::f32) {
+    static const WholeWarpMmaFn vector = whole_warp_mma_f32(Bf16);
+    if (vector) {
+      const uint64_t* sources[24];
+      for (int r = 0; r < 24; ++r) sources[r] = c.src(i.src[static_cast<size_t>(r)]);
+      uint64_t* out[8];
+      for (int k = 0; k < 8; ++k) out[k] = c.dst(i.dst[static_cast<size_t>(k)]);
+      vector(sources, sources + 8, sources + 16, out);
+      return;
+    }
   }
   alignas(16) float a[kTile][kTile], b[kTile][kTile];
   widen_operand<Bf16>(c, i.src.data(), a);

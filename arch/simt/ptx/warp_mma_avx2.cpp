@@ -1,0 +1,118 @@
+#include "arch/simt/ptx/warp_mma_avx2.h"
+
+#include "sim/host_cpu.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define LOOM_WARP_MMA_AVX2 1
+#endif
+
+namespace loom::simt {
+
+#ifdef LOOM_WARP_MMA_AVX2
+namespace {
+
+#define LOOM_AVX2 __attribute__((target("avx2"), always_inline)) inline
+
+// half_to_float4 (half_float.h) on eight lanes, bit for bit: the exponent is rebiased by
+// adding 112 (twice for inf and NaN, so a NaN keeps its payload and signalling bit); a
+// subnormal gets 2^-14 added to its mantissa, and 2^-14 subtracted in fp32, which is exact.
+LOOM_AVX2 __m256 halves_to_floats(__m256i h) {
+  const __m256i exponent_mask = _mm256_set1_epi32(0x7c00 << 13), rebias = _mm256_set1_epi32(112 << 23);
+  __m256i o = _mm256_slli_epi32(_mm256_and_si256(h, _mm256_set1_epi32(0x7fff)), 13);
+  const __m256i exponent = _mm256_and_si256(o, exponent_mask);
+  const __m256i special = _mm256_cmpeq_epi32(exponent, exponent_mask);
+  const __m256i subnormal = _mm256_cmpeq_epi32(exponent, _mm256_setzero_si256());
+  o = _mm256_add_epi32(o, _mm256_add_epi32(rebias, _mm256_add_epi32(_mm256_and_si256(special, rebias),
+                                                                     _mm256_and_si256(subnormal, _mm256_set1_epi32(1 << 23)))));
+  const __m256 shifted = _mm256_sub_ps(_mm256_castsi256_ps(o), _mm256_castsi256_ps(_mm256_set1_epi32(113 << 23)));
+  o = _mm256_blendv_epi8(o, _mm256_castps_si256(shifted), subnormal);
+  return _mm256_castsi256_ps(_mm256_or_si256(o, _mm256_slli_epi32(_mm256_and_si256(h, _mm256_set1_epi32(0x8000)), 16)));
+}
+
+template <bool Bf16>
+LOOM_AVX2 __m256 to_floats(__m256i h) {
+  if constexpr (Bf16) return _mm256_castsi256_ps(_mm256_slli_epi32(h, 16));
+  return halves_to_floats(h);
+}
+
+// The low 32 bits of lanes [0, 8) of `lanes`, in order.
+LOOM_AVX2 __m256i low_words(const uint64_t* lanes) {
+  const __m256 first = _mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes)));
+  const __m256 second = _mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes + 4)));
+  // Dwords 0 and 2 of each 128-bit half: [l0 l1 l4 l5 | l2 l3 l6 l7]; then the 64-bit pairs in order.
+  return _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(first, second, 0x88)), 0xd8);
+}
+
+// An A or B fragment (lanes 0-15: row = lane, register r holds columns 2r and 2r+1) as fp32
+// columns: out[column][row].
+template <bool Bf16>
+LOOM_AVX2 void widen_columns(const uint64_t* const* regs, float (&out)[16][16]) {
+  const __m256i low_half = _mm256_set1_epi32(0xffff);
+  for (int r = 0; r < 8; ++r)
+    for (int rows = 0; rows < 16; rows += 8) {
+      const __m256i words = low_words(regs[r] + rows);
+      _mm256_store_ps(&out[2 * r][rows], to_floats<Bf16>(_mm256_and_si256(words, low_half)));
+      _mm256_store_ps(&out[2 * r + 1][rows], to_floats<Bf16>(_mm256_srli_epi32(words, 16)));
+    }
+}
+
+// Even and odd dwords of the sixteen in (x, y), each in order.
+LOOM_AVX2 void split_even_odd(__m256 x, __m256 y, __m256& even, __m256& odd) {
+  even = _mm256_castsi256_ps(_mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(x, y, 0x88)), 0xd8));
+  odd = _mm256_castsi256_ps(_mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(x, y, 0xdd)), 0xd8));
+}
+
+template <bool Bf16>
+__attribute__((target("avx2"))) void mma_f32(const uint64_t* const* a, const uint64_t* const* b,
+                                             const uint64_t* const* c, uint64_t* const* d) {
+  alignas(32) float a_columns[16][16];  // [k][m]
+  alignas(32) float b_columns[16][16];  // [n][k]
+  alignas(32) float acc[16][16];        // [n][m]
+  widen_columns<Bf16>(a, a_columns);
+  widen_columns<Bf16>(b, b_columns);
+  // C element (m, n) is lane 2m + n/8, register n % 8: register k's even lanes hold column k,
+  // its odd lanes column 8 + k.
+  for (int k = 0; k < 8; ++k)
+    for (int rows = 0; rows < 16; rows += 8) {
+      __m256 even, odd;
+      split_even_odd(_mm256_castsi256_ps(low_words(c[k] + 2 * rows)), _mm256_castsi256_ps(low_words(c[k] + 2 * rows + 8)),
+                     even, odd);
+      _mm256_store_ps(&acc[k][rows], even);
+      _mm256_store_ps(&acc[8 + k][rows], odd);
+    }
+  for (int n = 0; n < 16; ++n)
+    for (int rows = 0; rows < 16; rows += 8) {
+      __m256 sum = _mm256_load_ps(&acc[n][rows]);
+      for (int k = 0; k < 16; ++k)
+        sum = _mm256_add_ps(sum, _mm256_mul_ps(_mm256_load_ps(&a_columns[k][rows]), _mm256_broadcast_ss(&b_columns[n][k])));
+      _mm256_store_ps(&acc[n][rows], sum);
+    }
+  // Back to lanes: register k, lanes 2m and 2m + 1 hold (m, k) and (m, 8 + k), zero-extended.
+  for (int k = 0; k < 8; ++k)
+    for (int rows = 0; rows < 16; rows += 8) {
+      const __m256 x = _mm256_load_ps(&acc[k][rows]), y = _mm256_load_ps(&acc[8 + k][rows]);
+      const __m256i low = _mm256_castps_si256(_mm256_unpacklo_ps(x, y));   // m0 m1 | m4 m5, interleaved
+      const __m256i high = _mm256_castps_si256(_mm256_unpackhi_ps(x, y));  // m2 m3 | m6 m7
+      auto* out = reinterpret_cast<__m256i*>(d[k] + 2 * rows);
+      _mm256_storeu_si256(out, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(low)));
+      _mm256_storeu_si256(out + 1, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(high)));
+      _mm256_storeu_si256(out + 2, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(low, 1)));
+      _mm256_storeu_si256(out + 3, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(high, 1)));
+    }
+}
+
+#undef LOOM_AVX2
+
+}  // namespace
+
+WholeWarpMmaFn whole_warp_mma_f32(bool bf16) {
+  static const bool avx2 = host_has_avx2();
+  if (!avx2) return nullptr;
+  return bf16 ? &mma_f32<true> : &mma_f32<false>;
+}
+#else
+WholeWarpMmaFn whole_warp_mma_f32(bool) { return nullptr; }
+#endif
+
+}  // namespace loom::simt

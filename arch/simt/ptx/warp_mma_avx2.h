@@ -1,0 +1,24 @@
+// A full warp's wmma.mma m16n16k16 with fp32 accumulators (C and D f32, A and B f16 or bf16)
+// in AVX2, on fragments in loom's layout (exec_tensor.cpp). It computes what the portable
+// loop there does: every D element is C plus its sixteen products in k order, each product
+// a (from A) times b (from B), rounded, then added, nothing fused; so every result that is
+// not a NaN has the same bits. Where two NaNs meet, which payload the result carries depends
+// on the operand order the compiler picked for the host's add or multiply, in this version
+// as in the portable one and every float handler; it is a NaN in both. Eight rows of one D
+// column at a time; the portable loop does four columns of one row.
+#pragma once
+
+#include <cstdint>
+
+namespace loom::simt {
+
+// a, b, c: the 8 fragment registers of each operand (32 lanes of 64 bits each); d: the 8
+// destination registers, written in every lane. Every source is read in full before d is
+// written, so d may name any of them.
+using WholeWarpMmaFn = void (*)(const uint64_t* const* a, const uint64_t* const* b, const uint64_t* const* c,
+                                uint64_t* const* d);
+
+// The AVX2 version for f16 (bf16 false) or bf16 inputs; nullptr where the host has no AVX2.
+WholeWarpMmaFn whole_warp_mma_f32(bool bf16);
+
+}  // namespace loom::simt
