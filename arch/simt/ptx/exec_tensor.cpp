@@ -104,8 +104,49 @@ void accumulator_from_fragment(WarpContext& c, const DecodedInstruction& i, int 
   }
 }
 
+// A full warp's f16/bf16 a or b fragment read straight into its registers, once one check
+// has put all 16 rows (or columns) inside one allocation or the shared memory; false (and
+// nothing written) otherwise, and the line-by-line path names the fault. With rows in
+// memory (.row), lane l's register r is the r-th 32-bit word of row l % 16; with columns
+// (.col), the low half is element l % 16 of column 2r and the high half that of column 2r + 1.
+template <MemorySpace S>
+bool load_operand_fragment(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
+  if constexpr (S != MemorySpace::global && S != MemorySpace::shared) {
+    return false;
+  } else {
+    if (mask != kFullMask || is_accumulator(i) || type_bytes(i.type) != 2) return false;
+    const uint64_t base = (i.address != kNoOperand ? c.src(i.address)[0] : 0) + static_cast<uint64_t>(i.offset);
+    const uint64_t pitch = stride_of(c, i, mask) * 2;  // below 2^33: the span cannot wrap
+    const uint64_t span = (kTile - 1) * pitch + 2 * kTile;
+    const uint8_t* first;
+    if constexpr (S == MemorySpace::global) {
+      first = c.launch->memory->translate(base, span);
+    } else {
+      const uint64_t size = c.cta->shared.size();
+      first = base <= size && span <= size - base ? c.cta->shared.data() + base : nullptr;
+    }
+    if (!first) return false;
+    for (int line = 0; line < kTile; ++line) c.add_segment(base + static_cast<uint64_t>(line) * pitch, 2 * kTile, line);
+    c.out->space = S;
+    uint64_t* regs[8];
+    for (int r = 0; r < 8; ++r) regs[r] = c.dst(i.dst[static_cast<size_t>(r)]);
+    for (int row = 0; row < kTile; ++row)
+      for (int r = 0; r < 8; ++r) {
+        uint64_t word;
+        if (i.mode == 1) {  // columns 2r and 2r + 1, element `row` of each
+          word = read_le<2>(first + 2 * r * pitch + 2 * row) | read_le<2>(first + (2 * r + 1) * pitch + 2 * row) << 16;
+        } else {
+          word = read_le<4>(first + row * pitch + 4 * r);
+        }
+        regs[r][row] = regs[r][row + kTile] = word;
+      }
+    return true;
+  }
+}
+
 template <MemorySpace S>
 void wmma_load(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
+  if (load_operand_fragment<S>(c, i, mask)) return;
   Tile tile;
   if (type_bytes(i.type) == 2) load_tile<S, 2>(c, i, mask, tile);
   else load_tile<S, 4>(c, i, mask, tile);
