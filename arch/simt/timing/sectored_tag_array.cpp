@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "arch/simt/timing/way_scan.h"
+
 namespace loom::simt {
 
 void SectoredTagArray::configure(int64_t bytes, int line_bytes, int associativity, uint64_t index_stride) {
@@ -11,9 +13,10 @@ void SectoredTagArray::configure(int64_t bytes, int line_bytes, int associativit
   stride_ = Divider(std::max<uint64_t>(1, index_stride));
   set_count_ = Divider(std::max<uint64_t>(1, sets_));
   const size_t n = static_cast<size_t>(sets_) * static_cast<size_t>(ways_);
+  scan_stride_ = static_cast<size_t>(padded_ways(ways_));
   tags_.assign(n, 0);
-  fingerprints_.assign(n, 0);
-  last_use_.assign(n, 0);
+  fingerprints_.assign(static_cast<size_t>(sets_) * scan_stride_, 0);
+  last_use_.assign(static_cast<size_t>(sets_) * scan_stride_, 0);
   last_hit_.assign(static_cast<size_t>(sets_), 0);
   lines_.assign(n, CacheLine{});
   clock_ = 0;
@@ -26,54 +29,43 @@ CacheLine* SectoredTagArray::find(uint64_t line) {
   const uint64_t* tags = tags_.data() + first;
   size_t way = last_hit_[set];
   if (tags[way] != line + 1) {
-    const uint16_t* prints = fingerprints_.data() + first;
+    const uint16_t* prints = fingerprints_.data() + set * scan_stride_;
     const uint16_t print = fingerprint(line);
-    way = static_cast<size_t>(ways_);
-    for (size_t w = 0; w < static_cast<size_t>(ways_); ++w)
-      if (prints[w] == print && tags[w] == line + 1) {
-        way = w;
-        break;
-      }
-    if (way == static_cast<size_t>(ways_)) return nullptr;
+    int w = find_print(prints, 0, ways_, print);
+    while (w < ways_ && tags[w] != line + 1) w = find_print(prints, w + 1, ways_, print);  // fingerprints collide
+    if (w == ways_) return nullptr;
+    way = static_cast<size_t>(w);
     last_hit_[set] = static_cast<uint32_t>(way);
   }
   if (clock_ >= stamp_limit_) renumber_stamps();
-  last_use_[first + way] = ++clock_;
+  last_use_[set * scan_stride_ + way] = ++clock_;
   return &lines_[first + way];
 }
 
 CacheLine* SectoredTagArray::allocate(uint64_t line, uint64_t& evicted_line, uint8_t& evicted_dirty) {
   if (ways_ == 0) return nullptr;
-  const size_t first = set_of(line) * static_cast<size_t>(ways_);
-  const uint16_t* prints = fingerprints_.data() + first;
-  const uint32_t* use = last_use_.data() + first;
+  const size_t set = set_of(line);
+  const size_t first = set * static_cast<size_t>(ways_);
+  const size_t scan = set * scan_stride_;
   // An invalid way first (the lowest), else the least recently used.
-  size_t way = static_cast<size_t>(ways_);
-  for (size_t w = 0; w < static_cast<size_t>(ways_); ++w)
-    if (prints[w] == 0) {
-      way = w;
-      break;
-    }
-  if (way == static_cast<size_t>(ways_)) {
-    way = 0;
-    for (size_t w = 1; w < static_cast<size_t>(ways_); ++w)
-      if (use[w] < use[way]) way = w;
-  }
-  const size_t victim = first + way;
+  int way = find_print(fingerprints_.data() + scan, 0, ways_, 0);
+  if (way == ways_) way = oldest_way(last_use_.data() + scan, ways_);
+  const size_t victim = first + static_cast<size_t>(way);
   evicted_line = tags_[victim] - 1;
   evicted_dirty = tags_[victim] != 0 ? lines_[victim].dirty : 0;
   tags_[victim] = line + 1;
-  fingerprints_[victim] = fingerprint(line);
+  fingerprints_[scan + static_cast<size_t>(way)] = fingerprint(line);
   if (clock_ >= stamp_limit_) renumber_stamps();
-  last_use_[victim] = ++clock_;
+  last_use_[scan + static_cast<size_t>(way)] = ++clock_;
   lines_[victim] = CacheLine{};
   return &lines_[victim];
 }
 
 void SectoredTagArray::renumber_stamps() {
-  std::vector<size_t> order;
-  for (size_t i = 0; i < last_use_.size(); ++i)
-    if (tags_[i] != 0) order.push_back(i);
+  std::vector<size_t> order;  // indices into last_use_ of the valid ways
+  for (size_t set = 0; set < sets_; ++set)
+    for (size_t way = 0; way < static_cast<size_t>(ways_); ++way)
+      if (tags_[set * static_cast<size_t>(ways_) + way] != 0) order.push_back(set * scan_stride_ + way);
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return last_use_[a] < last_use_[b]; });
   for (size_t k = 0; k < order.size(); ++k) last_use_[order[k]] = static_cast<uint32_t>(k + 1);
   clock_ = static_cast<uint32_t>(order.size());

@@ -6,8 +6,8 @@
 // caller's business; this is only the state. Tags, 16-bit tag fingerprints and LRU stamps
 // live in arrays of their own: a lookup tries the set's most recently hit way first
 // (consecutive warps often touch the same line), then scans the set's fingerprints (128
-// bytes for 64 ways, where the tags would be 512) and compares full tags only where a
-// fingerprint matches. The simulated machine's caches are far larger than the host's, so
+// bytes for 64 ways, where the tags would be 512; 16 per vector compare where the host has
+// AVX2, way_scan.h) and compares full tags only where a fingerprint matches. The simulated machine's caches are far larger than the host's, so
 // what a lookup touches, not what it computes, is its cost.
 #pragma once
 
@@ -57,8 +57,10 @@ class SectoredTagArray {
   void renumber_stamps();
 
   std::vector<uint64_t> tags_;  // line address + 1; 0 = invalid
+  // Per set, padded to scan_stride_ ways for the vector scans (way_scan.h):
   std::vector<uint16_t> fingerprints_;  // fingerprint(line) of each valid way; 0 = invalid
   std::vector<uint32_t> last_use_;
+  size_t scan_stride_ = 0;
   std::vector<uint32_t> last_hit_;  // per set: the way that hit last
   std::vector<CacheLine> lines_;
   uint64_t sets_ = 0;
