@@ -58,6 +58,9 @@ void FunctionalModel::reserve_slots(int slot_count) {
   LOOM_CHECK(slot_count > 0, "functional model", "reserve_slots needs at least one slot");
   for (const CtaState& c : slots_) LOOM_CHECK(!c.active, "functional model", "reserve_slots while CTAs are resident");
   slots_.assign(static_cast<size_t>(slot_count), CtaState{});
+  // Every slot's registers in one buffer, on huge pages where the host gives them.
+  registers_per_cta_ = size_t{launch_.kernel->storage_slots()} * 32 * launch_.warps_per_cta;
+  registers_ = HugePageBuffer(registers_per_cta_ * sizeof(uint64_t) * static_cast<size_t>(slot_count));
 }
 
 void FunctionalModel::start_cta(int slot, int64_t cta_id) {
@@ -75,7 +78,8 @@ void FunctionalModel::start_cta(int slot, int64_t cta_id) {
   const uint32_t warps = launch_.warps_per_cta;
   const size_t per_warp = size_t{k.storage_slots()} * 32;
   // Registers and memory start zeroed so results never depend on a slot's previous CTA.
-  c.registers.assign(per_warp * warps, 0);
+  uint64_t* registers = static_cast<uint64_t*>(registers_.data()) + registers_per_cta_ * static_cast<size_t>(slot);
+  std::fill_n(registers, registers_per_cta_, uint64_t{0});
   c.shared.assign(launch_.shared_bytes, 0);
   c.local.assign(size_t{k.local_bytes} * 32 * warps, 0);
   c.warps.resize(warps);
@@ -84,7 +88,7 @@ void FunctionalModel::start_cta(int slot, int64_t cta_id) {
   c.expected.fill(0);
   for (uint32_t w = 0; w < warps; ++w) {
     WarpState& ws = c.warps[w];
-    ws.regs = c.registers.data() + per_warp * w;
+    ws.regs = registers + per_warp * w;
     ws.local = c.local.data() + size_t{k.local_bytes} * 32 * w;
     const uint32_t lanes = std::min<uint32_t>(32, launch_.threads_per_cta - 32 * w);
     const uint32_t mask = lanes == 32 ? kFullMask : (1u << lanes) - 1;

@@ -19,6 +19,7 @@
 #include "arch/simt/ptx/global_memory.h"
 #include "arch/simt/ptx/ptx_program.h"
 #include "arch/simt/warp_instruction.h"
+#include "sim/huge_page_buffer.h"
 
 namespace loom::simt {
 
@@ -68,6 +69,8 @@ class FunctionalModel final : public WarpInstructionSource {
   LaunchState launch_;
   int registers_per_thread_ = 0;
   std::vector<CtaState> slots_;
+  HugePageBuffer registers_;  // slot s's warps' registers start at registers_per_cta_ * s
+  size_t registers_per_cta_ = 0;
 };
 
 }  // namespace loom::simt

@@ -46,7 +46,6 @@ struct CtaState {
   std::array<uint16_t, kBarriers> arrived{};   // warps waiting at each barrier
   std::array<uint16_t, kBarriers> expected{};  // warps it needs; 0 = every live warp
   std::vector<WarpState> warps;
-  std::vector<uint64_t> registers;
   std::vector<uint8_t> shared;
   std::vector<uint8_t> local;
 };

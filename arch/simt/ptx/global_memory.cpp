@@ -27,7 +27,7 @@ uint64_t GlobalMemory::allocate(uint64_t bytes, const std::string& name) {
   a.address = address;
   a.bytes = bytes;
   a.name = name;
-  a.data = std::make_unique<uint8_t[]>(std::max<uint64_t>(bytes, 1));  // value-initialised: zero
+  a.data = HugePageBuffer(std::max<uint64_t>(bytes, 1));  // zero-filled
   allocations_.push_back(std::move(a));
   next_address_ = address + span;
   return address;
@@ -50,7 +50,7 @@ uint8_t* GlobalMemory::translate_slow(uint64_t address, uint64_t bytes) {
   if (!a) return nullptr;
   cached_address_ = a->address;
   cached_bytes_ = a->bytes;
-  cached_data_ = a->data.get();
+  cached_data_ = a->host();
   return cached_data_ + (address - a->address);
 }
 
@@ -84,7 +84,7 @@ void GlobalMemory::read_bytes(uint64_t address, void* dst, uint64_t bytes) const
   if (bytes == 0) return;
   const Allocation* a = find_range(address, bytes);
   if (!a) throw InputError("", "device memory", "host read of " + std::to_string(bytes) + " bytes at " + describe(address));
-  std::memcpy(dst, a->data.get() + (address - a->address), bytes);
+  std::memcpy(dst, a->host() + (address - a->address), bytes);
 }
 
 }  // namespace loom::simt

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/huge_page_buffer.h"
+
 namespace loom::simt {
 
 class GlobalMemory {
@@ -19,7 +21,8 @@ class GlobalMemory {
     uint64_t address = 0;
     uint64_t bytes = 0;
     std::string name;
-    std::unique_ptr<uint8_t[]> data;
+    HugePageBuffer data;
+    uint8_t* host() const { return static_cast<uint8_t*>(data.data()); }
   };
   static constexpr uint64_t kAlignment = 256;
   static constexpr uint64_t kGapBytes = 4096;  // unmapped bytes after every allocation

@@ -119,7 +119,7 @@ class SpaceWindow {
     const GlobalMemory::Allocation* a = memory_->find(address);
     base_address_ = a->address;
     size_ = a->bytes;
-    base_ = a->data.get();
+    base_ = a->host();
     return p;
   }
 
