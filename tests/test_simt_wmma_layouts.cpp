@@ -27,7 +27,8 @@ std::string replace_all(std::string text, const std::string& from, const std::st
   return text;
 }
 
-// SPACE global: the fragments come straight from the kernel's arguments. SPACE shared: the
+// The accumulator comes from D, zero before the launch. SPACE global: the fragments come
+// straight from the kernel's arguments. SPACE shared: the
 // first lane copies both inputs into shared memory first.
 std::string layouts_kernel(const std::string& a_layout, const std::string& b_layout, const std::string& space) {
   std::string text = R"(
@@ -52,14 +53,7 @@ std::string layouts_kernel(const std::string& a_layout, const std::string& b_lay
 STAGE
   wmma.load.a.sync.aligned.ALAYOUT.m16n16k16.SPACE.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd7], %r17;
   wmma.load.b.sync.aligned.BLAYOUT.m16n16k16.SPACE.f16 {%r9, %r10, %r11, %r12, %r13, %r14, %r15, %r16}, [%rd8], %r17;
-  mov.f32 %f1, 0f00000000;
-  mov.f32 %f2, 0f00000000;
-  mov.f32 %f3, 0f00000000;
-  mov.f32 %f4, 0f00000000;
-  mov.f32 %f5, 0f00000000;
-  mov.f32 %f6, 0f00000000;
-  mov.f32 %f7, 0f00000000;
-  mov.f32 %f8, 0f00000000;
+  wmma.load.c.sync.aligned.row.m16n16k16.global.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, [%rd6], %r18;
   wmma.mma.sync.aligned.ALAYOUT.BLAYOUT.m16n16k16.f32.f32 {%f9, %f10, %f11, %f12, %f13, %f14, %f15, %f16}, {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r9, %r10, %r11, %r12, %r13, %r14, %r15, %r16}, {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8};
   wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd6], {%f9, %f10, %f11, %f12, %f13, %f14, %f15, %f16}, %r18;
   ret;
