@@ -48,13 +48,7 @@ constexpr bool kWholeWarpPath = S == MemorySpace::global || S == MemorySpace::sh
 template <MemorySpace S, uint32_t Total>
 uint8_t* whole_warp_range(const WarpContext& c, const WarpAddresses& a) {
   if (a.hi - a.lo > (uint64_t{1} << 40)) return nullptr;  // not one window; keeps the sum below from wrapping
-  if constexpr (S == MemorySpace::global) {
-    return c.launch->memory->translate(a.lo, a.hi - a.lo + Total);
-  } else {
-    const uint64_t size = c.cta->shared.size();
-    if (a.hi > size || Total > size - a.hi) return nullptr;
-    return c.cta->shared.data() + a.lo;
-  }
+  return range_at<S>(c, a.lo, a.hi - a.lo + Total);
 }
 
 template <MemorySpace S, uint32_t Total>

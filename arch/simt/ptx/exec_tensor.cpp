@@ -118,13 +118,7 @@ bool load_operand_fragment(WarpContext& c, const DecodedInstruction& i, uint32_t
     const uint64_t base = (i.address != kNoOperand ? c.src(i.address)[0] : 0) + static_cast<uint64_t>(i.offset);
     const uint64_t pitch = stride_of(c, i, mask) * 2;  // below 2^33: the span cannot wrap
     const uint64_t span = (kTile - 1) * pitch + 2 * kTile;
-    const uint8_t* first;
-    if constexpr (S == MemorySpace::global) {
-      first = c.launch->memory->translate(base, span);
-    } else {
-      const uint64_t size = c.cta->shared.size();
-      first = base <= size && span <= size - base ? c.cta->shared.data() + base : nullptr;
-    }
+    const uint8_t* first = range_at<S>(c, base, span);
     if (!first) return false;
     for (int line = 0; line < kTile; ++line) c.add_segment(base + static_cast<uint64_t>(line) * pitch, 2 * kTile, line);
     c.out->space = S;

@@ -39,6 +39,21 @@ inline uint8_t* const_at(const WarpContext& c, uint64_t address, uint32_t bytes,
   return const_cast<uint8_t*>(bank.data()) + address;
 }
 
+// Host pointer to [address, address + bytes) when the whole range lies inside one global
+// allocation (S global) or the CTA's shared memory (S shared); nullptr otherwise, without a
+// fault: the whole-warp paths then fall back to lane-by-lane checks, which name the fault.
+template <MemorySpace S>
+inline uint8_t* range_at(const WarpContext& c, uint64_t address, uint64_t bytes) {
+  static_assert(S == MemorySpace::global || S == MemorySpace::shared);
+  if constexpr (S == MemorySpace::global) {
+    return c.launch->memory->translate(address, bytes);
+  } else {
+    const uint64_t size = c.cta->shared.size();
+    if (address > size || bytes > size - address) return nullptr;
+    return c.cta->shared.data() + address;
+  }
+}
+
 // Local memory is interleaved across a warp's lanes in 4-byte words, as the hardware lays
 // it out, so that the timing model sees same-offset accesses of a warp coalesce.
 inline uint64_t local_segment_address(const WarpContext& c, uint64_t offset, int lane) {
