@@ -80,3 +80,54 @@ TEST_CASE("simt timing: landed writes linger in the scoreboard without changing 
   for (int k = 0; k < kScoreboardEntries - 3; ++k) sb.reserve(static_cast<uint16_t>(300 + k % 40), 50 + k);
   CHECK(sb.clear_at(many, 10) == 57);  // 8 of the 64 must land: the 8th earliest lands at 57
 }
+
+TEST_CASE("simt timing: scoreboard answers match a plain list of pending writes") {
+  // Random instructions (registers up to 400, so ids alias mod 256 both ways) issued as soon
+  // as the scoreboard allows, each reserving its destinations; the answer must equal the one
+  // computed from every write ever reserved: the latest pending write to one of the
+  // instruction's registers, or the cycle enough writes land to make room.
+  std::mt19937_64 rng(7);
+  struct Write {
+    int64_t ready;
+    uint16_t reg;
+  };
+  for (int trial = 0; trial < 200; ++trial) {
+    Scoreboard sb;
+    std::vector<Write> all;
+    const int reg_limit = trial % 2 ? 400 : 200;
+    int64_t now = 0;
+    for (int step = 0; step < 300; ++step) {
+      StaticInstruction inst;
+      inst.n_src = static_cast<uint8_t>(rng() % 25);
+      inst.n_dst = static_cast<uint8_t>(rng() % 9);
+      for (int i = 0; i < inst.n_src; ++i) inst.src[static_cast<size_t>(i)] = static_cast<uint16_t>(rng() % reg_limit);
+      for (int i = 0; i < inst.n_dst; ++i) inst.dst[static_cast<size_t>(i)] = static_cast<uint16_t>(rng() % reg_limit);
+      int64_t expected = now;
+      std::vector<int64_t> live;
+      for (const Write& w : all) {
+        if (w.ready <= now) continue;
+        live.push_back(w.ready);
+        bool mine = false;
+        for (int i = 0; i < inst.n_src; ++i) mine |= inst.src[static_cast<size_t>(i)] == w.reg;
+        for (int i = 0; i < inst.n_dst; ++i) mine |= inst.dst[static_cast<size_t>(i)] == w.reg;
+        if (mine) expected = std::max(expected, w.ready);
+      }
+      const int over = static_cast<int>(live.size()) + inst.n_dst - kScoreboardEntries;
+      if (over > 0) {
+        std::sort(live.begin(), live.end());
+        expected = std::max(expected, live[static_cast<size_t>(over - 1)]);
+      }
+      const int64_t got = sb.clear_at(inst, now);
+      REQUIRE(got == expected);
+      now = got;
+      sb.make_room(inst.n_dst, now);
+      REQUIRE(sb.pending() + inst.n_dst <= kScoreboardEntries);
+      for (int i = 0; i < inst.n_dst; ++i) {
+        const Write w{now + 1 + static_cast<int64_t>(rng() % 60), inst.dst[static_cast<size_t>(i)]};
+        sb.reserve(w.reg, w.ready);
+        all.push_back(w);
+      }
+      now += static_cast<int64_t>(rng() % 3);
+    }
+  }
+}

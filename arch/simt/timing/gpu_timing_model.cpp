@@ -394,6 +394,7 @@ void GpuTimingModel::issue(SmState& sm, SubCore& sc, int slot, WarpSlot& w, int6
     default:
       ready = done = sc.units.dispatch(units_[static_cast<size_t>(inst.unit)], dispatch);
   }
+  pipe.scoreboard.make_room(inst.n_dst, c);
   for (int i = 0; i < inst.n_dst; ++i) pipe.scoreboard.reserve(inst.dst[i], ready);
   w.drained_at = std::max(w.drained_at, done);
 
@@ -425,7 +426,7 @@ void GpuTimingModel::prepare_next(SmState& sm, WarpSlot& w, WarpPipeline& pipe, 
   w.read_cycles = static_cast<uint8_t>(facts.read_cycles);
   ScheduledWarp& e = entry(sm, w);
   e.fetch_until = pipe.ibuffer.head_ready();
-  e.regs_until = pipe.scoreboard.clear_at(next, facts.registers, c);
+  e.regs_until = pipe.scoreboard.clear_at(next, facts.registers, facts.wide_registers, c);
   e.state = ScheduledWarp::State::running;
   e.unit = w.next->unit;
   e.dispatch_delay = static_cast<uint8_t>(w.read_cycles - 1);

@@ -31,14 +31,25 @@ class Scoreboard {
     for (int i = 0; i < inst.n_dst; ++i) m[word(inst.dst[i])] |= bit(inst.dst[i]);
     return m;
   }
+  // Whether any of inst's registers is 256 or above, so that its mask bits can stand for
+  // more than one register and a match must be confirmed against its register list.
+  static bool has_wide_registers(const StaticInstruction& inst) {
+    for (int i = 0; i < inst.n_src; ++i)
+      if (inst.src[i] >= kMaskBits) return true;
+    for (int i = 0; i < inst.n_dst; ++i)
+      if (inst.dst[i] >= kMaskBits) return true;
+    return false;
+  }
 
   // The cycle from which `inst` has no register hazard (<= now: none now). A full
   // scoreboard also blocks, until enough writes have landed to make room for inst's. The
   // answer stays exact until the warp issues again (nothing else adds entries), so the
-  // engine asks once per instruction. `registers` is registers_of(inst), which callers
-  // that see the same instruction again keep.
-  int64_t clear_at(const StaticInstruction& inst, int64_t now) { return clear_at(inst, registers_of(inst), now); }
-  int64_t clear_at(const StaticInstruction& inst, const RegisterMask& registers, int64_t now) {
+  // engine asks once per instruction. `registers` is registers_of(inst) and `wide`
+  // has_wide_registers(inst), which callers that see the same instruction again keep.
+  int64_t clear_at(const StaticInstruction& inst, int64_t now) {
+    return clear_at(inst, registers_of(inst), has_wide_registers(inst), now);
+  }
+  int64_t clear_at(const StaticInstruction& inst, const RegisterMask& registers, bool wide, int64_t now) {
     if (count_ == 0) return now;
     // Writes that have landed are dropped only when they could matter: they never delay
     // an instruction (`until` starts at `now`), but they do take room and filter bits.
@@ -46,15 +57,28 @@ class Scoreboard {
         ((filter_[0] & registers[0]) | (filter_[1] & registers[1]) | (filter_[2] & registers[2]) |
          (filter_[3] & registers[3])) == 0)
       return now;
-    drop_landed(now);
+    // One pass drops the landed writes and takes the latest landing among the rest that
+    // write one of inst's registers (a mask bit is that register itself unless a register
+    // id of 256 or more is involved on either side).
     int64_t until = now;
-    if (count_ + inst.n_dst > kScoreboardEntries) until = room_at(count_ + inst.n_dst - kScoreboardEntries);
-    for (int i = 0; i < inst.n_src; ++i) until = std::max(until, pending_until(inst.src[i]));
-    for (int i = 0; i < inst.n_dst; ++i) until = std::max(until, pending_until(inst.dst[i]));
+    drop_landed(now, [&](const Write& w) {
+      if ((registers[word(w.reg)] & bit(w.reg)) && w.ready > until &&
+          ((!wide && w.reg < kMaskBits) || refers_to(inst, w.reg)))
+        until = w.ready;
+    });
+    if (count_ + inst.n_dst > kScoreboardEntries) until = std::max(until, room_at(count_ + inst.n_dst - kScoreboardEntries));
     return until;
   }
 
-  // Records a write to `reg` landing at cycle `ready` (the instruction passed clear_at).
+  // Before an instruction that passed clear_at reserves its `writes` destinations at cycle
+  // `now`: drops the writes landed by then if it would not fit otherwise (clear_at's answer
+  // counted on them having landed).
+  void make_room(int writes, int64_t now) {
+    if (count_ + writes > kScoreboardEntries) drop_landed(now, [](const Write&) {});
+  }
+
+  // Records a write to `reg` landing at cycle `ready` (the instruction passed clear_at, and
+  // make_room made room for it).
   void reserve(uint16_t reg, int64_t ready) {
     pending_[static_cast<size_t>(count_++)] = Write{ready, reg};
     filter_[word(reg)] |= bit(reg);
@@ -66,12 +90,30 @@ class Scoreboard {
   static size_t word(uint16_t reg) { return (reg >> 6) & 3; }
   static uint64_t bit(uint16_t reg) { return uint64_t{1} << (reg & 63); }
 
-  int64_t pending_until(uint16_t reg) const {
-    if (!(filter_[word(reg)] & bit(reg))) return 0;
-    int64_t until = 0;
-    for (int i = 0; i < count_; ++i)
-      if (pending_[static_cast<size_t>(i)].reg == reg) until = std::max(until, pending_[static_cast<size_t>(i)].ready);
-    return until;
+  static constexpr uint16_t kMaskBits = 256;
+
+  static bool refers_to(const StaticInstruction& inst, uint16_t reg) {
+    for (int i = 0; i < inst.n_src; ++i)
+      if (inst.src[i] == reg) return true;
+    for (int i = 0; i < inst.n_dst; ++i)
+      if (inst.dst[i] == reg) return true;
+    return false;
+  }
+
+  // Drops the writes landed by `now`, showing each one kept to `visit`.
+  template <class Visit>
+  void drop_landed(int64_t now, Visit&& visit) {
+    int kept = 0;
+    RegisterMask filter{};
+    for (int i = 0; i < count_; ++i) {
+      const Write w = pending_[static_cast<size_t>(i)];
+      if (w.ready <= now) continue;
+      pending_[static_cast<size_t>(kept++)] = w;
+      filter[word(w.reg)] |= bit(w.reg);
+      visit(w);
+    }
+    count_ = kept;
+    filter_ = filter;
   }
 
   // The cycle by which `k` of the pending writes have landed.
@@ -80,19 +122,6 @@ class Scoreboard {
     for (int i = 0; i < count_; ++i) sorted[static_cast<size_t>(i)] = pending_[static_cast<size_t>(i)].ready;
     std::nth_element(sorted.begin(), sorted.begin() + (k - 1), sorted.begin() + count_);
     return sorted[static_cast<size_t>(k - 1)];
-  }
-
-  void drop_landed(int64_t now) {
-    int kept = 0;
-    std::array<uint64_t, 4> filter{};
-    for (int i = 0; i < count_; ++i) {
-      const Write w = pending_[static_cast<size_t>(i)];
-      if (w.ready <= now) continue;
-      pending_[static_cast<size_t>(kept++)] = w;
-      filter[word(w.reg)] |= bit(w.reg);
-    }
-    count_ = kept;
-    filter_ = filter;
   }
 
   // Register and landing cycle side by side: the few pending writes share a cache line.

@@ -25,6 +25,7 @@ class StaticFactsCache {
   struct Facts {
     int read_cycles = 1;
     Scoreboard::RegisterMask registers{};
+    bool wide_registers = false;
   };
 
   const Facts& of(const StaticInstruction& inst) {
@@ -34,6 +35,7 @@ class StaticFactsCache {
       // Warp MMAs are exempt from bank conflicts (register_banks.h).
       e.facts.read_cycles = inst.unit == Unit::tensor ? 1 : register_read_cycles(inst, banks_, ports_);
       e.facts.registers = Scoreboard::registers_of(inst);
+      e.facts.wide_registers = Scoreboard::has_wide_registers(inst);
     }
     return e.facts;
   }
