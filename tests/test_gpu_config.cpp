@@ -171,6 +171,9 @@ TEST_CASE("gpu config: impossible values name the field and the rule") {
   j["l1_shared"]["l1"]["associativity"] = 3;  // 32 KiB is not a whole number of 384-byte sets
   expect_error(j, "l1_shared.l1.associativity", "whole number of sets");
   j = good();
+  j["l2"]["associativity"] = 65536;  // way numbers are 16-bit
+  expect_error(j, "l2.associativity", "from 1 to 65535");
+  j = good();
   j["occupancy"]["max_shared_per_cta"] = 100000;
   expect_error(j, "occupancy.max_shared_per_cta", "at most l1_shared.shared_bytes");
   j = good();

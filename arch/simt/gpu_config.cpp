@@ -163,7 +163,7 @@ void read_l1_shared(JsonReader s, GpuConfig& c) {
   JsonReader l1 = s.object("l1");
   c.l1.bytes = c.l1_shared_bytes - c.shared_bytes;  // the rest of the array
   read_line_geometry(l1, c.l1.line_bytes, c.l1.sector_bytes);
-  c.l1.associativity = small(l1, "associativity", 1);
+  c.l1.associativity = static_cast<int>(whole(l1, "associativity", 1, kMaxCacheAssociativity));
   c.l1.hit_latency = small(l1, "hit_latency", 1);
   c.l1.mshrs = small(l1, "mshrs", 1);
   require_whole_sets(l1, "associativity", c.l1.bytes, c.l1.line_bytes, c.l1.associativity,
@@ -176,7 +176,7 @@ void read_l2(JsonReader l, GpuConfig& c) {
   c.l2_bytes = whole(l, "bytes", 1, INT64_MAX);
   c.l2_slices = small(l, "slices", 1);
   read_line_geometry(l, c.l2_line_bytes, c.l2_sector_bytes);
-  c.l2_associativity = small(l, "associativity", 1);
+  c.l2_associativity = static_cast<int>(whole(l, "associativity", 1, kMaxCacheAssociativity));
   c.l2_hit_latency = small(l, "hit_latency", 1);
   c.l2_bytes_per_cycle_per_slice = l.positive_number("bytes_per_cycle_per_slice");
   if (c.l2_bytes % c.l2_slices != 0) l.fail("slices", "must divide l2.bytes (" + std::to_string(c.l2_bytes) + ") evenly");

@@ -36,6 +36,9 @@ struct TensorCoreConfig {
   double rate_f16 = 1, rate_bf16 = 0, rate_tf32 = 0, rate_s8 = 0, rate_s4 = 0, rate_b1 = 0;
 };
 
+// The timing model numbers a set's ways in 16 bits (sectored_tag_array.h).
+inline constexpr int kMaxCacheAssociativity = 65535;
+
 struct CacheConfig {
   int64_t bytes = 0;
   int line_bytes = 128;

@@ -72,7 +72,7 @@ void check_timing_config(const GpuConfig& c) {
   k.at_least("shared_bytes", static_cast<double>(c.shared_bytes), 0);
   k.at_least("l1.bytes", static_cast<double>(c.l1.bytes), 0);
   k.sectors("l1.sector_bytes", c.l1.line_bytes, c.l1.sector_bytes);
-  k.at_least("l1.associativity", c.l1.associativity, 1);
+  k.within("l1.associativity", c.l1.associativity, 1, kMaxCacheAssociativity);
   k.at_least("l1.hit_latency", c.l1.hit_latency, 1);
   k.at_least("l1.mshrs", c.l1.mshrs, 1);
   k.at_least("noc_latency", c.noc_latency, 0);
@@ -82,7 +82,7 @@ void check_timing_config(const GpuConfig& c) {
   k.sectors("l2_sector_bytes", c.l2_line_bytes, c.l2_sector_bytes);
   if (c.l1.line_bytes / c.l2_line_bytes > kMaxSectorsPerLine)
     throw InputError(c.source_file, "l2_line_bytes", "must be at least l1.line_bytes / " + std::to_string(kMaxSectorsPerLine));
-  k.at_least("l2_associativity", c.l2_associativity, 1);
+  k.within("l2_associativity", c.l2_associativity, 1, kMaxCacheAssociativity);
   k.at_least("l2_hit_latency", c.l2_hit_latency, 1);
   k.positive("l2_bytes_per_cycle_per_slice", c.l2_bytes_per_cycle_per_slice);
   k.at_least("dram_channels", c.dram_channels, 1);

@@ -17,7 +17,7 @@ void SectoredTagArray::configure(int64_t bytes, int line_bytes, int associativit
   tags_.assign(n, 0);
   fingerprints_.assign(static_cast<size_t>(sets_) * scan_stride_, 0);
   last_use_.assign(static_cast<size_t>(sets_) * scan_stride_, 0);
-  last_hit_.assign(static_cast<size_t>(sets_), 0);
+  set_state_.assign(static_cast<size_t>(sets_), SetState{});
   lines_.assign(n, CacheLine{});
   clock_ = 0;
 }
@@ -27,7 +27,8 @@ CacheLine* SectoredTagArray::find(uint64_t line) {
   const size_t set = set_of(line);
   const size_t first = set * static_cast<size_t>(ways_);
   const uint64_t* tags = tags_.data() + first;
-  size_t way = last_hit_[set];
+  SetState& state = set_state_[set];
+  size_t way = state.last_hit;
   if (tags[way] != line + 1) {
     const uint16_t* prints = fingerprints_.data() + set * scan_stride_;
     const uint16_t print = fingerprint(line);
@@ -35,7 +36,7 @@ CacheLine* SectoredTagArray::find(uint64_t line) {
     while (w < ways_ && tags[w] != line + 1) w = find_print(prints, w + 1, ways_, print);  // fingerprints collide
     if (w == ways_) return nullptr;
     way = static_cast<size_t>(w);
-    last_hit_[set] = static_cast<uint32_t>(way);
+    state.last_hit = static_cast<uint16_t>(way);
   }
   if (clock_ >= stamp_limit_) renumber_stamps();
   last_use_[set * scan_stride_ + way] = ++clock_;
@@ -48,8 +49,9 @@ CacheLine* SectoredTagArray::allocate(uint64_t line, uint64_t& evicted_line, uin
   const size_t first = set * static_cast<size_t>(ways_);
   const size_t scan = set * scan_stride_;
   // An invalid way first (the lowest), else the least recently used.
-  int way = find_print(fingerprints_.data() + scan, 0, ways_, 0);
-  if (way == ways_) way = oldest_way(last_use_.data() + scan, ways_);
+  SetState& state = set_state_[set];
+  const int way = state.filled < ways_ ? state.filled++ : oldest_way(last_use_.data() + scan, ways_);
+  state.last_hit = static_cast<uint16_t>(way);
   const size_t victim = first + static_cast<size_t>(way);
   evicted_line = tags_[victim] - 1;
   evicted_dirty = tags_[victim] != 0 ? lines_[victim].dirty : 0;

@@ -61,7 +61,14 @@ class SectoredTagArray {
   std::vector<uint16_t> fingerprints_;  // fingerprint(line) of each valid way; 0 = invalid
   std::vector<uint32_t> last_use_;
   size_t scan_stride_ = 0;
-  std::vector<uint32_t> last_hit_;  // per set: the way that hit last
+  // Per set: the way that hit (or was allocated) last, and how many ways have ever been
+  // filled. Lines are never invalidated, so the ways fill lowest first and the lowest
+  // invalid way is always `filled`: an allocation needs no scan for one.
+  struct SetState {
+    uint16_t last_hit = 0;
+    uint16_t filled = 0;
+  };
+  std::vector<SetState> set_state_;
   std::vector<CacheLine> lines_;
   uint64_t sets_ = 0;
   int ways_ = 0;
