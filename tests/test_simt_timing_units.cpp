@@ -3,15 +3,18 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <bit>
 #include <random>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "arch/simt/gpu_config.h"
 #include "arch/simt/timing/address_interleave.h"
 #include "arch/simt/timing/bandwidth_server.h"
 #include "arch/simt/timing/coalescer.h"
 #include "arch/simt/timing/instruction_buffer.h"
+#include "arch/simt/timing/l1_to_l2_lines.h"
 #include "arch/simt/timing/mio_queue.h"
 #include "arch/simt/timing/mshr_pool.h"
 #include "arch/simt/timing/occupancy.h"
@@ -76,6 +79,42 @@ TEST_CASE("simt timing: the coalescer groups sectors by line") {
   ExecutedInstruction none;
   coalesce(none, 128, 32, a);
   CHECK(a.lines == 0);
+}
+
+TEST_CASE("simt timing: the coalescer matches a plain grouping on random accesses") {
+  // Segments walking up, walking down, and scattered (lines revisited out of order): lines
+  // in order of first appearance, each with the union of its sectors.
+  std::mt19937_64 rng(5);
+  CoalescedAccess a;
+  for (int trial = 0; trial < 3000; ++trial) {
+    ExecutedInstruction x;
+    x.n_segments = static_cast<uint16_t>(1 + rng() % ExecutedInstruction::kMaxSegments);
+    const int pattern = trial % 3;
+    for (int i = 0; i < x.n_segments; ++i) {
+      MemorySegment& seg = x.segments[static_cast<size_t>(i)];
+      const uint64_t step = static_cast<uint64_t>(pattern == 2 ? rng() % 40 : i) * (16 + rng() % 200);
+      seg.address = pattern == 1 ? 1000000 - step : 4096 + step;
+      seg.bytes = static_cast<uint32_t>(rng() % 4 == 0 ? 0 : 1 + rng() % 80);
+    }
+    std::vector<LineRequest> want;
+    for (int i = 0; i < x.n_segments; ++i) {
+      const MemorySegment& seg = x.segments[static_cast<size_t>(i)];
+      for (uint64_t b = seg.address; b < seg.address + seg.bytes; ++b) {
+        auto it = std::find_if(want.begin(), want.end(), [&](const LineRequest& r) { return r.line == b / 128; });
+        if (it == want.end()) it = want.insert(want.end(), LineRequest{b / 128, 0});
+        it->sector_mask |= 1u << (b % 128 / 32);
+      }
+    }
+    coalesce(x, 128, 32, a);
+    REQUIRE(a.lines == static_cast<int>(want.size()));
+    int sectors = 0;
+    for (size_t r = 0; r < want.size(); ++r) {
+      REQUIRE(a.requests[r].line == want[r].line);
+      REQUIRE(a.requests[r].sector_mask == want[r].sector_mask);
+      sectors += std::popcount(want[r].sector_mask);
+    }
+    REQUIRE(a.sectors == sectors);
+  }
 }
 
 TEST_CASE("simt timing: shared-memory wavefronts are the busiest bank's distinct words") {
@@ -380,4 +419,40 @@ TEST_CASE("simt timing: sectored tag array, LRU and interleaving") {
       ++hits[static_cast<size_t>(interleave(line, units))];
     for (int h : hits) CHECK(h == 1);
   }
+}
+
+TEST_CASE("simt timing: an L1 miss maps onto the L2 lines and sectors its bytes are in") {
+  // Every geometry with 16..256-byte lines and 8..128-byte sectors that the config checks
+  // allow, every sector mask: the pieces equal a byte-by-byte grouping, in address order.
+  int geometries = 0;
+  for (int l1_line = 16; l1_line <= 256; l1_line *= 2)
+    for (int l1_sector = l1_line / kMaxSectorsPerLine; l1_sector <= l1_line; l1_sector *= 2)
+      for (int l2_line = std::max(16, l1_line / kMaxSectorsPerLine); l2_line <= 256; l2_line *= 2)
+        for (int l2_sector = l2_line / kMaxSectorsPerLine; l2_sector <= l2_line; l2_sector *= 2) {
+          L1ToL2Lines lines;
+          lines.configure(l1_line, l1_sector, l2_line, l2_sector);
+          ++geometries;
+          const uint32_t all = (uint32_t{1} << (l1_line / l1_sector)) - 1;
+          for (uint32_t mask = 1; mask <= all; ++mask)
+            for (const uint64_t line : {uint64_t{0}, uint64_t{77}}) {
+              std::vector<L2Piece> want;
+              for (uint32_t s = 0; s < 32; ++s) {
+                if (!(mask >> s & 1)) continue;
+                const uint64_t begin = line * static_cast<uint64_t>(l1_line) + s * static_cast<uint64_t>(l1_sector);
+                for (uint64_t b = begin; b < begin + static_cast<uint64_t>(l1_sector); ++b) {
+                  const uint64_t l2 = b / static_cast<uint64_t>(l2_line);
+                  if (want.empty() || want.back().line != l2) want.push_back(L2Piece{l2, 0});
+                  want.back().mask |= 1u << (b % static_cast<uint64_t>(l2_line) / static_cast<uint64_t>(l2_sector));
+                }
+              }
+              L2Piece got[L1ToL2Lines::kMaxPieces];
+              const int n = lines.split(line, mask, got);
+              REQUIRE(n == static_cast<int>(want.size()));
+              for (int p = 0; p < n; ++p) {
+                REQUIRE(got[p].line == want[static_cast<size_t>(p)].line);
+                REQUIRE(got[p].mask == want[static_cast<size_t>(p)].mask);
+              }
+            }
+        }
+  CHECK(geometries > 100);
 }

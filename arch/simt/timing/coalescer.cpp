@@ -1,5 +1,8 @@
 #include "arch/simt/timing/coalescer.h"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "arch/simt/timing/bit_ops.h"
 #include "sim/error.h"
 
@@ -11,6 +14,9 @@ void coalesce(const ExecutedInstruction& x, int line_bytes, int sector_bytes, Co
   const Divider sector(static_cast<uint64_t>(sector_bytes));
   const Divider per_line(static_cast<uint64_t>(line_bytes / sector_bytes));
   int last = -1;  // consecutive lanes usually touch the line the previous one did
+  // Lines outside [lowest, highest] seen so far are new without a search: lanes and wmma
+  // rows usually walk memory in one direction.
+  uint64_t lowest = UINT64_MAX, highest = 0;
   for (int i = 0; i < x.n_segments; ++i) {
     const MemorySegment& seg = x.segments[i];
     if (seg.bytes == 0) continue;
@@ -21,12 +27,15 @@ void coalesce(const ExecutedInstruction& x, int line_bytes, int sector_bytes, Co
       const uint32_t bit = uint32_t{1} << per_line.remainder(s);
       if (last < 0 || out.requests[last].line != line) {
         last = -1;
-        for (int r = 0; r < out.lines; ++r)
-          if (out.requests[r].line == line) {
-            last = r;
-            break;
-          }
+        if (line >= lowest && line <= highest)
+          for (int r = 0; r < out.lines; ++r)
+            if (out.requests[r].line == line) {
+              last = r;
+              break;
+            }
         if (last < 0) {
+          lowest = std::min(lowest, line);
+          highest = std::max(highest, line);
           LOOM_CHECK(out.lines < CoalescedAccess::kMaxLines, "simt coalescer", "memory instruction touches too many lines");
           last = out.lines++;
           out.requests[last] = LineRequest{line, 0};

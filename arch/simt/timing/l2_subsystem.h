@@ -12,6 +12,7 @@
 #include "arch/simt/gpu_config.h"
 #include "arch/simt/gpu_stats.h"
 #include "arch/simt/timing/interconnect.h"
+#include "arch/simt/timing/l1_to_l2_lines.h"
 #include "arch/simt/timing/l2_cache.h"
 
 namespace loom::simt {
@@ -30,16 +31,10 @@ class L2Subsystem {
   void finish(GpuStats& stats) const { l2_.write_back_dirty(stats); }
 
  private:
-  struct Piece {
-    uint64_t line;
-    uint32_t mask;
-  };
-  // The L2 lines and sectors that hold L1 sectors `mask` of L1 line `line`.
-  int split(uint64_t line, uint32_t mask, Piece* pieces) const;
-
   Interconnect noc_;
   L2Cache l2_;
-  int l1_line_ = 128, l1_sector_ = 32, l2_line_ = 128, l2_sector_ = 32;
+  L1ToL2Lines lines_;
+  int l1_sector_ = 32;
   int before_slice_ = 0, after_slice_ = 0;
 };
 

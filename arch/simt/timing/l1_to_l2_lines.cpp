@@ -1,0 +1,44 @@
+#include "arch/simt/timing/l1_to_l2_lines.h"
+
+#include <bit>
+
+namespace loom::simt {
+
+void L1ToL2Lines::configure(int l1_line_bytes, int l1_sector_bytes, int l2_line_bytes, int l2_sector_bytes) {
+  l1_line_ = l1_line_bytes;
+  l1_sector_ = l1_sector_bytes;
+  l2_line_ = l2_line_bytes;
+  l2_sector_ = l2_sector_bytes;
+  l2_lines_per_l1_line_ = l1_sector_ == l2_sector_ && l1_line_ >= l2_line_ ? l1_line_ / l2_line_ : 0;
+}
+
+int L1ToL2Lines::split(uint64_t line, uint32_t mask, L2Piece* pieces) const {
+  if (l2_lines_per_l1_line_ > 0) {  // each L2 line is a field of the L1 mask
+    const int per_l2 = l2_line_ / l2_sector_;
+    const uint32_t field = per_l2 >= 32 ? ~uint32_t{0} : (uint32_t{1} << per_l2) - 1;
+    const uint64_t first = line * static_cast<uint64_t>(l2_lines_per_l1_line_);
+    int count = 0;
+    for (int j = 0; j < l2_lines_per_l1_line_; ++j)
+      if (const uint32_t sub = (mask >> (j * per_l2)) & field) pieces[count++] = L2Piece{first + static_cast<uint64_t>(j), sub};
+    return count;
+  }
+  // In general: every L2 sector that each L1 sector's bytes overlap.
+  int count = 0;
+  const uint64_t per_line = static_cast<uint64_t>(l2_line_ / l2_sector_);
+  for (; mask; mask &= mask - 1) {
+    const uint64_t first = line * static_cast<uint64_t>(l1_line_) +
+                           static_cast<uint64_t>(std::countr_zero(mask)) * static_cast<uint64_t>(l1_sector_);
+    for (uint64_t s = first / static_cast<uint64_t>(l2_sector_);
+         s <= (first + static_cast<uint64_t>(l1_sector_) - 1) / static_cast<uint64_t>(l2_sector_); ++s) {
+      const uint64_t l2_line = s / per_line;
+      const uint32_t bit = uint32_t{1} << (s % per_line);
+      int p = 0;
+      while (p < count && pieces[p].line != l2_line) ++p;
+      if (p == count) pieces[count++] = L2Piece{l2_line, 0};
+      pieces[p].mask |= bit;
+    }
+  }
+  return count;
+}
+
+}  // namespace loom::simt

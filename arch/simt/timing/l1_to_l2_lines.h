@@ -1,0 +1,33 @@
+// Where an L1 miss goes in L2: the L2 lines, and the sectors of each, that hold a set of
+// sectors of one L1 line. L1 and L2 lines and sectors may differ in size (V100: 128-byte L1
+// lines, 64-byte L2 lines, 32-byte sectors in both).
+#pragma once
+
+#include <cstdint>
+
+#include "arch/simt/timing/timing_constants.h"
+
+namespace loom::simt {
+
+struct L2Piece {
+  uint64_t line;  // L2 line number (address / l2 line bytes)
+  uint32_t mask;  // its sectors
+};
+
+class L1ToL2Lines {
+ public:
+  // An L1 line spans at most this many L2 lines (check_timing_config enforces it).
+  static constexpr int kMaxPieces = kMaxSectorsPerLine;
+
+  void configure(int l1_line_bytes, int l1_sector_bytes, int l2_line_bytes, int l2_sector_bytes);
+
+  // The pieces of sectors `mask` of L1 line `line`, in address order; returns their count.
+  int split(uint64_t line, uint32_t mask, L2Piece* pieces) const;
+
+ private:
+  int l1_line_ = 128, l1_sector_ = 32, l2_line_ = 128, l2_sector_ = 32;
+  // > 0: sectors of one size and whole L2 lines in an L1 line, this many of them.
+  int l2_lines_per_l1_line_ = 0;
+};
+
+}  // namespace loom::simt
