@@ -3,11 +3,12 @@
 // the cycle its data arrives: execution happens at issue, so a miss installs its sectors at
 // once with their future arrival cycle, and a later access that finds a sector still in
 // flight merges with that miss (the MSHR merge) instead of fetching it again. Timing is the
-// caller's business; this is only the state. Tags, 16-bit tag fingerprints and LRU stamps
-// live in arrays of their own: a lookup tries the set's most recently hit way first
-// (consecutive warps often touch the same line), then scans the set's fingerprints (128
-// bytes for 64 ways, where the tags would be 512; 16 per vector compare where the host has
-// AVX2, way_scan.h) and compares full tags only where a fingerprint matches. The simulated machine's caches are far larger than the host's, so
+// caller's business; this is only the state. 16-bit tag fingerprints and LRU stamps live
+// in arrays of their own, each tag beside its line's sector state: a lookup tries the set's
+// most recently hit way first (consecutive warps often touch the same line), then scans the
+// set's fingerprints (128 bytes for 64 ways, where the tags would be 512; 16 per vector
+// compare where the host has AVX2, way_scan.h) and compares full tags only where a
+// fingerprint matches. The simulated machine's caches are far larger than the host's, so
 // what a lookup touches, not what it computes, is its cost.
 #pragma once
 
@@ -22,6 +23,9 @@
 namespace loom::simt {
 
 struct CacheLine {
+  // The line's address + 1, 0 = invalid: SectoredTagArray's alone. Kept beside the sector
+  // state, so that the tag compare of a lookup brings that state into the host's cache too.
+  uint64_t tag = 0;
   uint8_t valid = 0, dirty = 0;  // sector masks
   std::array<int64_t, kMaxSectorsPerLine> ready{};
 };
@@ -56,7 +60,6 @@ class SectoredTagArray {
   // Renumbers the LRU stamps 1..k in the same order when the 32-bit clock runs out.
   void renumber_stamps();
 
-  std::vector<uint64_t> tags_;  // line address + 1; 0 = invalid
   // Per set, padded to scan_stride_ ways for the vector scans (way_scan.h):
   std::vector<uint16_t> fingerprints_;  // fingerprint(line) of each valid way; 0 = invalid
   std::vector<uint32_t> last_use_;
