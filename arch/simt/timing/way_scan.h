@@ -1,6 +1,6 @@
 // The tag arrays' passes over one set's ways (sectored_tag_array.h): the first way whose
-// 16-bit tag fingerprint matches (a lookup, or 0 for a free way at allocation), and the way
-// least recently used (the victim). A V100's L1 sets have 64 ways, and most lookups of a
+// 16-bit tag fingerprint matches (a lookup), and the way least recently used (the victim of
+// an allocation in a full set). A V100's L1 sets have 64 ways, and most lookups of a
 // streaming kernel miss, so both passes run over every way of the set at almost every
 // access; they have vector versions (AVX2, 16 fingerprints or 8 stamps per compare) chosen at
 // run time where the host has it. Both versions give the same answers
