@@ -34,11 +34,7 @@ class Scoreboard {
   // Whether any of inst's registers is 256 or above, so that its mask bits can stand for
   // more than one register and a match must be confirmed against its register list.
   static bool has_wide_registers(const StaticInstruction& inst) {
-    for (int i = 0; i < inst.n_src; ++i)
-      if (inst.src[i] >= kMaskBits) return true;
-    for (int i = 0; i < inst.n_dst; ++i)
-      if (inst.dst[i] >= kMaskBits) return true;
-    return false;
+    return any_register(inst, [](uint16_t reg) { return reg >= kMaskBits; });
   }
 
   // The cycle from which `inst` has no register hazard (<= now: none now). A full
@@ -63,7 +59,7 @@ class Scoreboard {
     int64_t until = now;
     drop_landed(now, [&](const Write& w) {
       if ((registers[word(w.reg)] & bit(w.reg)) && w.ready > until &&
-          ((!wide && w.reg < kMaskBits) || refers_to(inst, w.reg)))
+          ((!wide && w.reg < kMaskBits) || any_register(inst, [&](uint16_t reg) { return reg == w.reg; })))
         until = w.ready;
     });
     if (count_ + inst.n_dst > kScoreboardEntries) until = std::max(until, room_at(count_ + inst.n_dst - kScoreboardEntries));
@@ -92,11 +88,13 @@ class Scoreboard {
 
   static constexpr uint16_t kMaskBits = 256;
 
-  static bool refers_to(const StaticInstruction& inst, uint16_t reg) {
+  // Whether `test` holds for any register inst reads or writes.
+  template <class Test>
+  static bool any_register(const StaticInstruction& inst, Test&& test) {
     for (int i = 0; i < inst.n_src; ++i)
-      if (inst.src[i] == reg) return true;
+      if (test(inst.src[i])) return true;
     for (int i = 0; i < inst.n_dst; ++i)
-      if (inst.dst[i] == reg) return true;
+      if (test(inst.dst[i])) return true;
     return false;
   }
 
