@@ -15,10 +15,9 @@ void SectoredTagArray::configure(int64_t bytes, int line_bytes, int associativit
   const size_t n = static_cast<size_t>(sets_) * static_cast<size_t>(ways_);
   scan_stride_ = static_cast<size_t>(padded_ways(ways_));
   fingerprints_.assign(static_cast<size_t>(sets_) * scan_stride_, 0);
-  last_use_.assign(static_cast<size_t>(sets_) * scan_stride_, 0);
   set_state_.assign(static_cast<size_t>(sets_), SetState{});
+  links_.assign(n, Link{});
   lines_.assign(n, CacheLine{});
-  clock_ = 0;
 }
 
 CacheLine* SectoredTagArray::find(uint64_t line) {
@@ -27,49 +26,60 @@ CacheLine* SectoredTagArray::find(uint64_t line) {
   const size_t first = set * static_cast<size_t>(ways_);
   const CacheLine* ways = lines_.data() + first;
   SetState& state = set_state_[set];
-  size_t way = state.last_hit;
-  if (ways[way].tag != line + 1) {
-    const uint16_t* prints = fingerprints_.data() + set * scan_stride_;
-    const uint16_t print = fingerprint(line);
-    int w = find_print(prints, 0, ways_, print);
-    while (w < ways_ && ways[w].tag != line + 1) w = find_print(prints, w + 1, ways_, print);  // fingerprints collide
-    if (w == ways_) return nullptr;
-    way = static_cast<size_t>(w);
-    state.last_hit = static_cast<uint16_t>(way);
-  }
-  if (clock_ >= stamp_limit_) renumber_stamps();
-  last_use_[set * scan_stride_ + way] = ++clock_;
-  return &lines_[first + way];
+  // The most recently used way first: a repeat hit leaves the recency order as it is.
+  if (ways[state.newest].tag == line + 1) return &lines_[first + state.newest];
+  const uint16_t* prints = fingerprints_.data() + set * scan_stride_;
+  const uint16_t print = fingerprint(line);
+  int w = find_print(prints, 0, ways_, print);
+  while (w < ways_ && ways[w].tag != line + 1) w = find_print(prints, w + 1, ways_, print);  // fingerprints collide
+  if (w == ways_) return nullptr;
+  make_newest(state, links_.data() + first, static_cast<uint16_t>(w));
+  return &lines_[first + static_cast<size_t>(w)];
 }
 
 CacheLine* SectoredTagArray::allocate(uint64_t line, uint64_t& evicted_line, uint8_t& evicted_dirty) {
   if (ways_ == 0) return nullptr;
   const size_t set = set_of(line);
   const size_t first = set * static_cast<size_t>(ways_);
-  const size_t scan = set * scan_stride_;
   // An invalid way first (the lowest), else the least recently used.
   SetState& state = set_state_[set];
-  const int way = state.filled < ways_ ? state.filled++ : oldest_way(last_use_.data() + scan, ways_);
-  state.last_hit = static_cast<uint16_t>(way);
-  const size_t victim = first + static_cast<size_t>(way);
+  Link* links = links_.data() + first;
+  uint16_t way;
+  if (state.filled < ways_) {
+    way = state.filled++;
+    if (way == 0) {
+      state.newest = state.oldest = 0;
+    } else {
+      links[way].older = state.newest;
+      links[state.newest].newer = way;
+      state.newest = way;
+    }
+  } else {
+    way = state.oldest;
+    make_newest(state, links, way);
+  }
+  const size_t victim = first + way;
   evicted_line = lines_[victim].tag - 1;
   evicted_dirty = lines_[victim].tag != 0 ? lines_[victim].dirty : 0;
-  fingerprints_[scan + static_cast<size_t>(way)] = fingerprint(line);
-  if (clock_ >= stamp_limit_) renumber_stamps();
-  last_use_[scan + static_cast<size_t>(way)] = ++clock_;
+  fingerprints_[set * scan_stride_ + way] = fingerprint(line);
   lines_[victim] = CacheLine{};
   lines_[victim].tag = line + 1;
   return &lines_[victim];
 }
 
-void SectoredTagArray::renumber_stamps() {
-  std::vector<size_t> order;  // indices into last_use_ of the valid ways
-  for (size_t set = 0; set < sets_; ++set)
-    for (size_t way = 0; way < static_cast<size_t>(ways_); ++way)
-      if (lines_[set * static_cast<size_t>(ways_) + way].tag != 0) order.push_back(set * scan_stride_ + way);
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return last_use_[a] < last_use_[b]; });
-  for (size_t k = 0; k < order.size(); ++k) last_use_[order[k]] = static_cast<uint32_t>(k + 1);
-  clock_ = static_cast<uint32_t>(order.size());
+void SectoredTagArray::make_newest(SetState& state, Link* links, uint16_t way) {
+  if (way == state.newest) return;
+  const Link l = links[way];
+  // Unlink: `way` has a newer neighbour (it is not the newest); an older one unless it is
+  // the oldest.
+  links[l.newer].older = l.older;
+  if (way == state.oldest)
+    state.oldest = l.newer;
+  else
+    links[l.older].newer = l.newer;
+  links[way].older = state.newest;
+  links[state.newest].newer = way;
+  state.newest = way;
 }
 
 }  // namespace loom::simt

@@ -3,13 +3,16 @@
 // the cycle its data arrives: execution happens at issue, so a miss installs its sectors at
 // once with their future arrival cycle, and a later access that finds a sector still in
 // flight merges with that miss (the MSHR merge) instead of fetching it again. Timing is the
-// caller's business; this is only the state. 16-bit tag fingerprints and LRU stamps live
-// in arrays of their own, each tag beside its line's sector state: a lookup tries the set's
-// most recently hit way first (consecutive warps often touch the same line), then scans the
+// caller's business; this is only the state. 16-bit tag fingerprints live in an array of
+// their own, each tag beside its line's sector state: a lookup tries the set's most
+// recently used way first (consecutive warps often touch the same line), then scans the
 // set's fingerprints (128 bytes for 64 ways, where the tags would be 512; 16 per vector
 // compare where the host has AVX2, way_scan.h) and compares full tags only where a
-// fingerprint matches. The simulated machine's caches are far larger than the host's, so
-// what a lookup touches, not what it computes, is its cost.
+// fingerprint matches. Each set keeps its ways in recency order as a doubly linked list,
+// so a hit moves its way to the front and the victim of an allocation is the back, both
+// in a few steps, where stamps would need a pass over the set (64 ways in a V100's L1) to
+// find the oldest. The simulated machine's caches are far larger than the host's, so what
+// a lookup touches, not what it computes, is its cost.
 #pragma once
 
 #include <array>
@@ -45,8 +48,6 @@ class SectoredTagArray {
   CacheLine* allocate(uint64_t line, uint64_t& evicted_line, uint8_t& evicted_dirty);
 
   bool enabled() const { return ways_ > 0; }
-  // Tests: renumber the LRU stamps once the clock reaches `limit` instead of 2^32 - 1.
-  void set_stamp_limit_for_testing(uint32_t limit) { stamp_limit_ = limit; }
   const std::vector<CacheLine>& lines() const { return lines_; }
 
  private:
@@ -57,27 +58,30 @@ class SectoredTagArray {
     const auto f = static_cast<uint16_t>((line * 0x9e3779b97f4a7c15ull) >> 48);
     return f ? f : 1;
   }
-  // Renumbers the LRU stamps 1..k in the same order when the 32-bit clock runs out.
-  void renumber_stamps();
-
-  // Per set, padded to scan_stride_ ways for the vector scans (way_scan.h):
-  std::vector<uint16_t> fingerprints_;  // fingerprint(line) of each valid way; 0 = invalid
-  std::vector<uint32_t> last_use_;
+  // Per set, padded to scan_stride_ ways for the vector scan (way_scan.h): fingerprint(line)
+  // of each valid way; 0 = invalid.
+  std::vector<uint16_t> fingerprints_;
   size_t scan_stride_ = 0;
-  // Per set: the way that hit (or was allocated) last, and how many ways have ever been
-  // filled. Lines are never invalidated, so the ways fill lowest first and the lowest
-  // invalid way is always `filled`: an allocation needs no scan for one.
+  // Per set: the ends of its recency list and how many ways have ever been filled. Lines
+  // are never invalidated, so the ways fill lowest first and the lowest invalid way is
+  // always `filled`: an allocation needs no scan for one. Only filled ways are listed.
   struct SetState {
-    uint16_t last_hit = 0;
+    uint16_t newest = 0, oldest = 0;
     uint16_t filled = 0;
   };
+  // Per way: its neighbours in its set's recency list.
+  struct Link {
+    uint16_t older = 0, newer = 0;
+  };
+  // Moves a filled way to the front of its set's list.
+  static void make_newest(SetState& state, Link* links, uint16_t way);
+
   std::vector<SetState> set_state_;
+  std::vector<Link> links_;
   std::vector<CacheLine> lines_;
   uint64_t sets_ = 0;
   int ways_ = 0;
   Divider stride_, set_count_;
-  uint32_t clock_ = 0;  // LRU stamps
-  uint32_t stamp_limit_ = UINT32_MAX;
 };
 
 }  // namespace loom::simt
