@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <deque>
+#include <initializer_list>
 #include <random>
 #include <vector>
 
@@ -58,6 +60,15 @@ TEST_CASE("simt timing: the ready scan finds the ready warps and the next ready 
   MESSAGE("AVX2 version checked in " << avx2_checked << " of 20000 trials (0 where the host has no AVX2)");
 }
 
+namespace {
+// An instruction that writes `registers`, for reserving scoreboard entries.
+StaticInstruction writing(std::initializer_list<uint16_t> registers) {
+  StaticInstruction inst;
+  for (uint16_t r : registers) inst.dst[inst.n_dst++] = r;
+  return inst;
+}
+}  // namespace
+
 TEST_CASE("simt timing: landed writes linger in the scoreboard without changing any answer") {
   StaticInstruction other, use, many;
   other.n_src = 1;
@@ -67,38 +78,46 @@ TEST_CASE("simt timing: landed writes linger in the scoreboard without changing 
   many.n_dst = 8;
   for (int k = 0; k < 8; ++k) many.dst[static_cast<size_t>(k)] = static_cast<uint16_t>(100 + k);
   Scoreboard sb;
-  sb.reserve(70, 10);
+  const StaticInstruction r70 = writing({70});
+  sb.reserve(r70, 10);
   CHECK(sb.clear_at(other, 20) == 20);  // no shared filter bit: nothing is dropped
   CHECK(sb.pending() == 1);
   CHECK(sb.clear_at(use, 20) == 20);  // its register: the landed write is dropped first
   CHECK(sb.pending() == 0);
   // A scoreboard full of writes, most of them landed: room is counted after dropping them.
-  for (int k = 0; k < kScoreboardEntries - 1; ++k) sb.reserve(static_cast<uint16_t>(200 + k % 50), k < 60 ? 5 : 90);
+  std::vector<StaticInstruction> singles;
+  for (int k = 0; k < 100; ++k) singles.push_back(writing({static_cast<uint16_t>(200 + k)}));
+  for (int k = 0; k < kScoreboardEntries - 1; ++k) sb.reserve(singles[static_cast<size_t>(k % 50)], k < 60 ? 5 : 90);
   CHECK(sb.pending() == kScoreboardEntries - 1);
   CHECK(sb.clear_at(many, 10) == 10);  // 60 landed by cycle 10: room for 8
   CHECK(sb.pending() == 3);
-  for (int k = 0; k < kScoreboardEntries - 3; ++k) sb.reserve(static_cast<uint16_t>(300 + k % 40), 50 + k);
+  for (int k = 0; k < kScoreboardEntries - 3; ++k) sb.reserve(singles[static_cast<size_t>(50 + k % 40)], 50 + k);
   CHECK(sb.clear_at(many, 10) == 57);  // 8 of the 64 must land: the 8th earliest lands at 57
 }
 
 TEST_CASE("simt timing: scoreboard answers match a plain list of pending writes") {
   // Random instructions (registers up to 400, so ids alias mod 256 both ways) issued as soon
-  // as the scoreboard allows, each reserving its destinations; the answer must equal the one
-  // computed from every write ever reserved: the latest pending write to one of the
-  // instruction's registers, or the cycle enough writes land to make room.
+  // as the scoreboard allows, each reserving its destinations, which land together; the
+  // answer must equal the one computed from every write ever reserved: the latest pending
+  // write to one of the instruction's registers, or the cycle enough writes land to make
+  // room.
   std::mt19937_64 rng(7);
   struct Write {
     int64_t ready;
     uint16_t reg;
   };
+  int blocked = 0, full = 0;
   for (int trial = 0; trial < 200; ++trial) {
     Scoreboard sb;
     std::vector<Write> all;
+    std::deque<StaticInstruction> issued;  // reserved entries point into their instruction
     const int reg_limit = trial % 2 ? 400 : 200;
+    // Half the trials: few operands and long latencies, so the scoreboard fills up.
+    const bool filling = trial % 4 >= 2;
     int64_t now = 0;
     for (int step = 0; step < 300; ++step) {
       StaticInstruction inst;
-      inst.n_src = static_cast<uint8_t>(rng() % 25);
+      inst.n_src = static_cast<uint8_t>(rng() % (filling ? 2 : 25));
       inst.n_dst = static_cast<uint8_t>(rng() % 9);
       for (int i = 0; i < inst.n_src; ++i) inst.src[static_cast<size_t>(i)] = static_cast<uint16_t>(rng() % reg_limit);
       for (int i = 0; i < inst.n_dst; ++i) inst.dst[static_cast<size_t>(i)] = static_cast<uint16_t>(rng() % reg_limit);
@@ -114,20 +133,23 @@ TEST_CASE("simt timing: scoreboard answers match a plain list of pending writes"
       }
       const int over = static_cast<int>(live.size()) + inst.n_dst - kScoreboardEntries;
       if (over > 0) {
+        ++full;
         std::sort(live.begin(), live.end());
         expected = std::max(expected, live[static_cast<size_t>(over - 1)]);
       }
       const int64_t got = sb.clear_at(inst, now);
       REQUIRE(got == expected);
+      if (got > now) ++blocked;
       now = got;
-      sb.make_room(inst.n_dst, now);
+      const StaticInstruction& kept = issued.emplace_back(inst);
+      sb.make_room(kept, now);
       REQUIRE(sb.pending() + inst.n_dst <= kScoreboardEntries);
-      for (int i = 0; i < inst.n_dst; ++i) {
-        const Write w{now + 1 + static_cast<int64_t>(rng() % 60), inst.dst[static_cast<size_t>(i)]};
-        sb.reserve(w.reg, w.ready);
-        all.push_back(w);
-      }
+      const int64_t ready = now + 1 + static_cast<int64_t>(rng() % (filling ? 600 : 60));
+      sb.reserve(kept, ready);
+      for (int i = 0; i < inst.n_dst; ++i) all.push_back(Write{ready, inst.dst[static_cast<size_t>(i)]});
       now += static_cast<int64_t>(rng() % 3);
     }
   }
+  CHECK(blocked > 10000);
+  CHECK(full > 30);
 }

@@ -352,9 +352,13 @@ TEST_CASE("simt timing: bandwidth servers, MSHRs, the MIO queue, buffers and sco
   use.n_src = 1;
   use.src[0] = 70;
   CHECK(sb.clear_at(use, 0) == 0);
-  sb.reserve(326, 40);  // same filter bit as 70 (mod 256), different register
+  StaticInstruction w326, w70;
+  w326.n_dst = w70.n_dst = 1;
+  w326.dst[0] = 326;
+  w70.dst[0] = 70;
+  sb.reserve(w326, 40);  // same filter bit as 70 (mod 256), different register
   CHECK(sb.clear_at(use, 0) == 0);
-  sb.reserve(70, 25);
+  sb.reserve(w70, 25);
   CHECK(sb.clear_at(use, 0) == 25);
   CHECK(sb.clear_at(use, 25) == 25);  // landed
   CHECK(sb.pending() == 1);

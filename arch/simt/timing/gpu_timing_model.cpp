@@ -394,8 +394,8 @@ void GpuTimingModel::issue(SmState& sm, SubCore& sc, int slot, WarpSlot& w, int6
     default:
       ready = done = sc.units.dispatch(units_[static_cast<size_t>(inst.unit)], dispatch);
   }
-  pipe.scoreboard.make_room(inst.n_dst, c);
-  for (int i = 0; i < inst.n_dst; ++i) pipe.scoreboard.reserve(inst.dst[i], ready);
+  pipe.scoreboard.make_room(inst, c);
+  pipe.scoreboard.reserve(inst, ready);
   w.drained_at = std::max(w.drained_at, done);
 
   if (executed_.warp_done) {
