@@ -44,8 +44,10 @@ void GpuTimingModel::begin(const GpuConfig& config, WarpInstructionSource& sourc
     sm.warps.assign(static_cast<size_t>(config.max_warps_per_sm), WarpSlot{});
     sm.pipelines.resize(static_cast<size_t>(config.max_warps_per_sm));
     sm.subcores.assign(static_cast<size_t>(subcores), SubCore{});
+    sm.next_eval.assign(static_cast<size_t>(subcores), kNever);
     for (SubCore& sc : sm.subcores) {
       sc.sm = i;
+      sc.index = static_cast<int>(&sc - sm.subcores.data());
       sc.warps.reserve(per_subcore);
       sc.ready.reserve(per_subcore);
     }
@@ -108,7 +110,7 @@ void GpuTimingModel::launch_cta(int sm_index, int64_t t) {
     else
       prepare_next(sm, wc, pipe, source_->peek(d.source_slot, w), t);
     cta.warp_slots.push_back(slot);
-    sc.wake(t);
+    sm.wake(sc.index, t);
   }
   if (sm.live_ctas++ == 0) live_sms_changed_ = true;
   stats_.resident_ctas_per_sm = std::max(stats_.resident_ctas_per_sm, sm.live_ctas);
@@ -133,9 +135,9 @@ void GpuTimingModel::retire_cta(int sm_index, int k, int64_t t) {
       sm.warps[static_cast<size_t>(sc.warps[i].slot)].position = static_cast<int16_t>(i);
     if (sc.warps.empty()) {
       sc.pending = StallReason::no_warp;
-      sc.next_eval = kNever;
+      sm.next_eval[static_cast<size_t>(sc.index)] = kNever;
     } else {
-      sc.wake(t);  // its first candidate may have changed
+      sm.wake(sc.index, t);  // its first candidate may have changed
     }
     w.cta = -1;
     w.next = nullptr;
@@ -205,8 +207,8 @@ void GpuTimingModel::run_sm(int sm_index, int64_t end) {
     // Rotate which sub-core goes first, so none is always first at the MIO queue.
     const size_t first = static_cast<size_t>(t % static_cast<int64_t>(n));
     for (size_t i = 0; i < n; ++i) {
-      SubCore& sc = sm.subcores[first + i < n ? first + i : first + i - n];
-      if (!sc.warps.empty() && sc.next_eval <= t) evaluate(sc, t);
+      const size_t k = first + i < n ? first + i : first + i - n;
+      if (sm.next_eval[k] <= t) evaluate(sm.subcores[k], t);  // kNever for a sub-core without warps
     }
     ++iterations_;
   }
@@ -215,6 +217,7 @@ void GpuTimingModel::run_sm(int sm_index, int64_t end) {
 void GpuTimingModel::evaluate(SubCore& sc, int64_t c) {
   ++evaluations_;
   SmState& sm = sms_[static_cast<size_t>(sc.sm)];
+  int64_t& next_eval = sm.next_eval[static_cast<size_t>(sc.index)];
   ScheduledWarp* warps = sc.warps.data();
   const int64_t* ready_at = sc.ready.data();
   const size_t n = sc.warps.size();
@@ -248,7 +251,7 @@ void GpuTimingModel::evaluate(SubCore& sc, int64_t c) {
     if (warps[order(k)].state != ScheduledWarp::State::finished) head = order(k);
   if (head == n) {
     sc.charge(c, StallReason::no_warp);
-    sc.next_eval = kNever;
+    next_eval = kNever;
     return;
   }
   StallReason first;
@@ -263,7 +266,7 @@ void GpuTimingModel::evaluate(SubCore& sc, int64_t c) {
     if (b.reason == StallReason::issued) {
       issue(sm, sc, e.slot, sm.warps[static_cast<size_t>(e.slot)], c);
       sc.charge(c, StallReason::issued);
-      sc.next_eval = c + 1;
+      next_eval = c + 1;
       return;
     }
     first = b.reason;
@@ -308,11 +311,11 @@ void GpuTimingModel::evaluate(SubCore& sc, int64_t c) {
   const bool issued = gto ? scan(0, n) : scan(start, n) || scan(0, start);
   if (issued) {
     sc.charge(c, StallReason::issued);
-    sc.next_eval = c + 1;
+    next_eval = c + 1;
     return;
   }
   sc.charge(c, first);
-  sc.next_eval = std::max(wake, c + 1);
+  next_eval = std::max(wake, c + 1);
 }
 
 GpuTimingModel::Blocker GpuTimingModel::check_resources(SmState& sm, const SubCore& sc, const ScheduledWarp& e,
@@ -448,7 +451,7 @@ void GpuTimingModel::release_barrier(SmState& sm, int cta, int64_t c) {
     w.at_barrier = false;
     entry(sm, w).state = ScheduledWarp::State::running;
     refresh(sm, w);
-    sm.subcores[static_cast<size_t>(w.subcore)].wake(c + 1);
+    sm.wake(w.subcore, c + 1);
   }
 }
 

@@ -2,6 +2,7 @@
 // CTAs (and when each retires) and its memory pipeline (MIO queue, L1, shared memory).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -25,6 +26,10 @@ struct SmState {
   std::vector<WarpSlot> warps;  // hardware warp slots; slot s runs on sub-core s % subcores
   std::vector<WarpPipeline> pipelines;  // by warp slot
   std::vector<SubCore> subcores;
+  // By sub-core: when to evaluate it next (kNever while it has no warps, or nothing it
+  // waits on can change). Kept apart from the sub-cores, so that finding the SM's next
+  // busy cycle reads one cache line rather than every sub-core.
+  std::vector<int64_t> next_eval;
   std::vector<CtaContext> ctas;    // occupancy-limit many
   SmMemoryPipeline memory;
   int live_ctas = 0;
@@ -33,9 +38,13 @@ struct SmState {
   // The next cycle this SM has something to do: a CTA to retire or a sub-core to evaluate.
   int64_t next_visit() const {
     int64_t t = next_retire;
-    for (const SubCore& sc : subcores)
-      if (!sc.warps.empty() && sc.next_eval < t) t = sc.next_eval;
+    for (const int64_t e : next_eval) t = std::min(t, e);
     return t;
+  }
+  // Something sub-core `i` waits on may change at cycle t.
+  void wake(int i, int64_t t) {
+    int64_t& e = next_eval[static_cast<size_t>(i)];
+    if (t < e) e = t;
   }
 };
 

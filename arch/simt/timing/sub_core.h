@@ -11,7 +11,8 @@
 // register-read stage busy (register_bank), unit or tensor cores busy (execution_unit), MIO
 // queue full (memory_pipe), checked in that order. With no unfinished warp the cycle is
 // no_warp. Idle stretches are charged in bulk: a sub-core is evaluated only when something
-// it waits on can change (`next_eval`), and the reason found then holds until that cycle.
+// it waits on can change (`SmState::next_eval`), and the reason found then holds until
+// that cycle.
 #pragma once
 
 #include <algorithm>
@@ -48,6 +49,7 @@ struct ScheduledWarp {
 
 struct SubCore {
   int sm = 0;
+  int index = 0;  // within its SM (SmState::next_eval)
   std::vector<ScheduledWarp> warps;  // oldest first
   // warps[i].ready_at(), cached in an array of its own so the scheduler's scan over the
   // other warps is a branch-free min and compare over 8 contiguous bytes per warp;
@@ -63,7 +65,6 @@ struct SubCore {
   int64_t read_free = 0;    // register-file read stage free from this cycle
   int64_t tensor_free = 0;  // tensor cores accept the next MMA from this cycle
 
-  int64_t next_eval = kNever;  // when to evaluate this sub-core next
   int64_t charged_until = 0;  // cycles before this are accounted
   StallReason pending = StallReason::no_warp;  // reason for cycles since, until the next evaluation
   std::array<int64_t, static_cast<size_t>(StallReason::count)> cycles{};
@@ -90,9 +91,6 @@ struct SubCore {
   void remove_warp(size_t i) {
     warps.erase(warps.begin() + static_cast<std::ptrdiff_t>(i));
     ready.erase(ready.begin() + static_cast<std::ptrdiff_t>(i));
-  }
-  void wake(int64_t t) {
-    if (t < next_eval) next_eval = t;
   }
 };
 
