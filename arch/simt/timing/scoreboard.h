@@ -7,8 +7,7 @@
 // MMA's 32 operands against the 8-register fragments of several loads in flight. An
 // issued instruction's writes land together, so they are one entry with a mask of their
 // own (one per 64-register word they fall in): a scan compares a wmma.load's eight
-// destinations at once. The capacity
-// (kScoreboardEntries) still counts register writes.
+// destinations at once. The capacity (kScoreboardEntries) still counts register writes.
 #pragma once
 
 #include <algorithm>
