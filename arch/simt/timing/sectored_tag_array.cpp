@@ -47,13 +47,10 @@ CacheLine* SectoredTagArray::allocate(uint64_t line, uint64_t& evicted_line, uin
   uint16_t way;
   if (state.filled < ways_) {
     way = state.filled++;
-    if (way == 0) {
-      state.newest = state.oldest = 0;
-    } else {
-      links[way].older = state.newest;
-      links[state.newest].newer = way;
-      state.newest = way;
-    }
+    if (way == 0)
+      state.newest = state.oldest = 0;  // a list of one
+    else
+      push_newest(state, links, way);
   } else {
     way = state.oldest;
     make_newest(state, links, way);
@@ -77,6 +74,10 @@ void SectoredTagArray::make_newest(SetState& state, Link* links, uint16_t way) {
     state.oldest = l.newer;
   else
     links[l.older].newer = l.newer;
+  push_newest(state, links, way);
+}
+
+void SectoredTagArray::push_newest(SetState& state, Link* links, uint16_t way) {
   links[way].older = state.newest;
   links[state.newest].newer = way;
   state.newest = way;

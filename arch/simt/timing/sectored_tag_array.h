@@ -75,6 +75,8 @@ class SectoredTagArray {
   };
   // Moves a filled way to the front of its set's list.
   static void make_newest(SetState& state, Link* links, uint16_t way);
+  // Puts a way that is not in the (non-empty) list at its front.
+  static void push_newest(SetState& state, Link* links, uint16_t way);
 
   std::vector<SetState> set_state_;
   std::vector<Link> links_;
