@@ -202,8 +202,9 @@ bool GpuTimingModel::run_until(int64_t stop) {
 void GpuTimingModel::run_sm(int sm_index, int64_t end) {
   SmState& sm = sms_[static_cast<size_t>(sm_index)];
   const size_t n = sm.subcores.size();
-  hint_waking_warps(sm, end);
-  for (int64_t t = sm.next_visit(); t < end; t = sm.next_visit()) {
+  const int64_t from = sm.next_visit();
+  hint_waking_warps(sm, from, end);
+  for (int64_t t = from; t < end; t = sm.next_visit()) {
     if (sm.next_retire <= t) retire_due(sm_index, t);
     // Rotate which sub-core goes first, so none is always first at the MIO queue.
     const size_t first = static_cast<size_t>(t % static_cast<int64_t>(n));
@@ -215,12 +216,11 @@ void GpuTimingModel::run_sm(int sm_index, int64_t end) {
   }
 }
 
-void GpuTimingModel::hint_waking_warps(SmState& sm, int64_t end) const {
+void GpuTimingModel::hint_waking_warps(SmState& sm, int64_t from, int64_t end) const {
   // Warps that become ready inside the window (a load's data arrives, a unit frees up)
   // issue from cold state: a whole round of SMs has run since they last did. Hints for them
   // all at the window's start let those loads overlap. Warps ready already are left to the
   // hints at issue (the issuer, the next ready warp), which come closer to their use.
-  const int64_t from = sm.next_visit();
   for (const SubCore& sc : sm.subcores)
     for (size_t base = 0; base < sc.warps.size(); base += 64) {
       const size_t count = std::min<size_t>(64, sc.warps.size() - base);

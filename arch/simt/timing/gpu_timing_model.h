@@ -71,8 +71,9 @@ class GpuTimingModel {
   void prepare_next(SmState& sm, WarpSlot& w, WarpPipeline& pipe, const StaticInstruction& next, int64_t c);
   // Hints the source to start loading what issuing the warp in `slot` will touch.
   void prefetch(SmState& sm, int slot) const;
-  // Prefetch hints for the SM's warps that become ready before `end` (run_sm's window).
-  void hint_waking_warps(SmState& sm, int64_t end) const;
+  // Prefetch hints for the SM's warps that become ready after `from` (its next busy cycle)
+  // and before `end` (run_sm's window).
+  void hint_waking_warps(SmState& sm, int64_t from, int64_t end) const;
   // Warp w's entry in its sub-core's scheduling array.
   static ScheduledWarp& entry(SmState& sm, const WarpSlot& w) {
     return sm.subcores[static_cast<size_t>(w.subcore)].warps[static_cast<size_t>(w.position)];
