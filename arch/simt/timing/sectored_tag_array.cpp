@@ -27,13 +27,13 @@ CacheLine* SectoredTagArray::find(uint64_t line) {
   const CacheLine* ways = lines_.data() + first;
   SetState& state = set_state_[set];
   // The most recently used way first: a repeat hit leaves the recency order as it is.
-  if (ways[state.newest].tag == line + 1) return &lines_[first + state.newest];
+  if (state.newest_tag == line + 1) return &lines_[first + state.newest];
   const uint16_t* prints = fingerprints_.data() + set * scan_stride_;
   const uint16_t print = fingerprint(line);
   int w = find_print(prints, 0, ways_, print);
   while (w < ways_ && ways[w].tag != line + 1) w = find_print(prints, w + 1, ways_, print);  // fingerprints collide
   if (w == ways_) return nullptr;
-  make_newest(state, links_.data() + first, static_cast<uint16_t>(w));
+  make_newest(state, links_.data() + first, static_cast<uint16_t>(w), line + 1);
   return &lines_[first + static_cast<size_t>(w)];
 }
 
@@ -47,13 +47,15 @@ CacheLine* SectoredTagArray::allocate(uint64_t line, uint64_t& evicted_line, uin
   uint16_t way;
   if (state.filled < ways_) {
     way = state.filled++;
-    if (way == 0)
+    if (way == 0) {
       state.newest = state.oldest = 0;  // a list of one
-    else
-      push_newest(state, links, way);
+      state.newest_tag = line + 1;
+    } else {
+      push_newest(state, links, way, line + 1);
+    }
   } else {
     way = state.oldest;
-    make_newest(state, links, way);
+    make_newest(state, links, way, line + 1);
   }
   const size_t victim = first + way;
   evicted_line = lines_[victim].tag - 1;
@@ -64,8 +66,11 @@ CacheLine* SectoredTagArray::allocate(uint64_t line, uint64_t& evicted_line, uin
   return &lines_[victim];
 }
 
-void SectoredTagArray::make_newest(SetState& state, Link* links, uint16_t way) {
-  if (way == state.newest) return;
+void SectoredTagArray::make_newest(SetState& state, Link* links, uint16_t way, uint64_t tag) {
+  if (way == state.newest) {
+    state.newest_tag = tag;  // unchanged for a hit; the new line's for a one-way set's victim
+    return;
+  }
   const Link l = links[way];
   // Unlink: `way` has a newer neighbour (it is not the newest); an older one unless it is
   // the oldest.
@@ -74,13 +79,14 @@ void SectoredTagArray::make_newest(SetState& state, Link* links, uint16_t way) {
     state.oldest = l.newer;
   else
     links[l.older].newer = l.newer;
-  push_newest(state, links, way);
+  push_newest(state, links, way, tag);
 }
 
-void SectoredTagArray::push_newest(SetState& state, Link* links, uint16_t way) {
+void SectoredTagArray::push_newest(SetState& state, Link* links, uint16_t way, uint64_t tag) {
   links[way].older = state.newest;
   links[state.newest].newer = way;
   state.newest = way;
+  state.newest_tag = tag;
 }
 
 }  // namespace loom::simt

@@ -65,7 +65,10 @@ class SectoredTagArray {
   // Per set: the ends of its recency list and how many ways have ever been filled. Lines
   // are never invalidated, so the ways fill lowest first and the lowest invalid way is
   // always `filled`: an allocation needs no scan for one. Only filled ways are listed.
+  // The newest way's tag is repeated here, so that the first guess of a lookup reads the
+  // set's small state and not a line that is, more often than not, in no host cache.
   struct SetState {
+    uint64_t newest_tag = 0;  // lines_[newest].tag; 0 while the set is empty
     uint16_t newest = 0, oldest = 0;
     uint16_t filled = 0;
   };
@@ -73,10 +76,10 @@ class SectoredTagArray {
   struct Link {
     uint16_t older = 0, newer = 0;
   };
-  // Moves a filled way to the front of its set's list.
-  static void make_newest(SetState& state, Link* links, uint16_t way);
+  // Moves a filled way to the front of its set's list; `tag` is its line's.
+  static void make_newest(SetState& state, Link* links, uint16_t way, uint64_t tag);
   // Puts a way that is not in the (non-empty) list at its front.
-  static void push_newest(SetState& state, Link* links, uint16_t way);
+  static void push_newest(SetState& state, Link* links, uint16_t way, uint64_t tag);
 
   std::vector<SetState> set_state_;
   std::vector<Link> links_;
