@@ -458,7 +458,9 @@ void GpuTimingModel::prepare_next(SmState& sm, WarpSlot& w, WarpPipeline& pipe, 
 
 void GpuTimingModel::prefetch(SmState& sm, int slot) const {
   const WarpSlot& w = sm.warps[static_cast<size_t>(slot)];
-  if (w.next) source_->prefetch(w.functional, *w.next);
+  if (!w.next) return;
+  source_->prefetch(w.functional, *w.next);
+  sm.pipelines[static_cast<size_t>(slot)].prefetch();
 }
 
 void GpuTimingModel::release_barrier(SmState& sm, int cta, int64_t c) {

@@ -5,6 +5,7 @@
 // issue, are in WarpPipeline.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "arch/simt/timing/instruction_buffer.h"
@@ -33,6 +34,15 @@ static_assert(sizeof(WarpSlot) == 64, "what issue needs of a warp stays in one c
 struct WarpPipeline {
   InstructionBuffer ibuffer;
   Scoreboard scoreboard;
+
+  // A hint that the warp issues soon: the buffer, and the scoreboard's filter and first
+  // entries (a warp rarely has more than a few instructions in flight), which issue reads
+  // and writes.
+  void prefetch() const {
+    const char* p = reinterpret_cast<const char*>(this);
+    for (size_t at = 0; at < kPrefetchedBytes; at += 64) __builtin_prefetch(p + at);
+  }
+  static constexpr size_t kPrefetchedBytes = sizeof(InstructionBuffer) + 64 * 3;
 };
 
 }  // namespace loom::simt
