@@ -28,6 +28,8 @@ class L1Cache {
   L1Lookup lookup(uint64_t line, uint32_t mask, int64_t t);
   // Installs the sectors of `lookup.missing` arriving at `ready`.
   void fill(uint64_t line, L1Lookup& lookup, int64_t ready);
+  // A hint that `line` is looked up soon; whether it is probably resident.
+  bool prefetch(uint64_t line) const { return tags_.prefetch(line); }
 
   MshrPool& mshrs() { return mshrs_; }
 

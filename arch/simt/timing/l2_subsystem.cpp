@@ -26,6 +26,12 @@ int64_t L2Subsystem::load(int sm, uint64_t line, uint32_t mask, int64_t t, GpuSt
   return noc_.to_sm(sm, data + after_slice_, bit_count(mask) * l1_sector_);
 }
 
+void L2Subsystem::prefetch(uint64_t line, uint32_t mask) const {
+  L2Piece pieces[L1ToL2Lines::kMaxPieces];
+  const int n = lines_.split(line, mask, pieces);
+  for (int i = 0; i < n; ++i) l2_.prefetch(pieces[i].line);
+}
+
 int64_t L2Subsystem::store(int sm, uint64_t line, uint32_t mask, int64_t t, GpuStats& stats) {
   L2Piece pieces[L1ToL2Lines::kMaxPieces];
   const int n = lines_.split(line, mask, pieces);

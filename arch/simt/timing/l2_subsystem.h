@@ -24,6 +24,8 @@ class L2Subsystem {
   // An L1 miss for sectors `mask` (L1 sectors) of L1 line `line`, leaving SM `sm` at `t`:
   // returns the cycle the data is back at the SM.
   int64_t load(int sm, uint64_t line, uint32_t mask, int64_t t, GpuStats& stats);
+  // A hint that sectors `mask` of L1 line `line` are loaded soon.
+  void prefetch(uint64_t line, uint32_t mask) const;
   // A store of sectors `mask` of L1 line `line` leaving SM `sm` at `t`: returns the cycle
   // the data is written into the L2.
   int64_t store(int sm, uint64_t line, uint32_t mask, int64_t t, GpuStats& stats);

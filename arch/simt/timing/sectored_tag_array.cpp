@@ -37,6 +37,23 @@ CacheLine* SectoredTagArray::find(uint64_t line) {
   return &lines_[first + static_cast<size_t>(w)];
 }
 
+bool SectoredTagArray::prefetch(uint64_t line) const {
+  if (ways_ == 0) return false;
+  const size_t set = set_of(line);
+  const size_t first = set * static_cast<size_t>(ways_);
+  const SetState& state = set_state_[set];
+  int w = state.newest;
+  if (state.newest_tag != line + 1) {
+    w = find_print(fingerprints_.data() + set * scan_stride_, 0, ways_, fingerprint(line));
+    if (w == ways_) {
+      if (state.filled == ways_) __builtin_prefetch(&lines_[first + state.oldest], 1);
+      return false;
+    }
+  }
+  __builtin_prefetch(&lines_[first + static_cast<size_t>(w)]);
+  return true;
+}
+
 CacheLine* SectoredTagArray::allocate(uint64_t line, uint64_t& evicted_line, uint8_t& evicted_dirty) {
   if (ways_ == 0) return nullptr;
   const size_t set = set_of(line);

@@ -42,6 +42,10 @@ class SectoredTagArray {
 
   // The resident line's sectors or nullptr; a hit makes it most recently used.
   CacheLine* find(uint64_t line);
+  // A hint that `line` is looked up soon: asks the host for the host cache line that find
+  // (or, in a full set, allocate's victim) will touch, without changing any state. Whether
+  // `line` is probably resident (a fingerprint matches).
+  bool prefetch(uint64_t line) const;
   // Allocates `line` (not resident) over the LRU way of its set (an invalid way first);
   // returns its (empty) sectors, or nullptr when there is no cache. The previous occupant's
   // address and dirty sectors go to `evicted_line` and `evicted_dirty` (0: nothing to write).

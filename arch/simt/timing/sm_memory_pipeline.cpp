@@ -43,6 +43,13 @@ MemoryTiming SmMemoryPipeline::load(const ExecutedInstruction& x, bool bypass_l1
   // A bypassing load still passes the L1 stage (counted as accesses, never as hits), as
   // Nsight counts ld.global.cg in the L1TEX sectors with a 0% hit rate.
   stats.l1_sector_accesses += a.sectors;
+  // A request of several lines (a wmma.load's 16 rows, an uncoalesced load) looks them up
+  // one after another, each in tag state that is rarely in the host's caches: ask for it
+  // all first, so the host's misses overlap. Where the L1 probably lacks a line, for the
+  // L2 tags too.
+  if (a.lines > 1)
+    for (int i = 0; i < a.lines; ++i)
+      if (bypass_l1 || !l1_.prefetch(a.requests[i].line)) beyond_l1_->prefetch(a.requests[i].line, a.requests[i].sector_mask);
   int64_t t = mio_.begin(dispatch);
   int64_t ready = t + hit_latency_;
   for (int i = 0; i < a.lines; ++i) {
