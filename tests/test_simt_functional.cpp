@@ -6,6 +6,7 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <fstream>
 #include <random>
@@ -309,6 +310,116 @@ TEST_CASE("simt functional: the reconvergence stack reports active masks per ins
     if (t == "add.u32 %r5, %r5, 1") last_add = m;
   CHECK(last_add == 0x80000000u);
   CHECK(model.cta(0).warps[0].live == 0);
+}
+
+TEST_CASE("simt functional: the reconvergence stack holds its top entries inline and grows past them") {
+  SimtStack stack;
+  stack.reset({7, kNoReconvergence, 1});
+  std::vector<SimtStackEntry> plain{{7, kNoReconvergence, 1}};
+  for (uint32_t i = 0; i < 3 * SimtStack::kInline; ++i) {  // through the move to the heap
+    stack.push_back({i, 100 + i, 1u << i});
+    plain.push_back({i, 100 + i, 1u << i});
+    REQUIRE(stack.size() == plain.size());
+    CHECK(stack.back().pc == i);
+    uint32_t k = 0;
+    for (const SimtStackEntry& e : stack) CHECK(e.reconverge == plain[k++].reconverge);
+  }
+  stack.back().mask = 0xff;  // back() names the stored entry
+  while (stack.size() > 1) {
+    CHECK(stack.back().reconverge == plain.back().reconverge);
+    stack.pop_back();
+    plain.pop_back();
+  }
+  CHECK(stack.back().pc == 7);
+  stack.pop_back();
+  CHECK(stack.empty());
+  stack.reset({3, kNoReconvergence, 2});  // back inline
+  CHECK((stack.size() == 1 && stack.back().pc == 3 && stack.back().mask == 2));
+}
+
+namespace {
+
+// Five nested if-blocks on the lane's low bits: the warp's stack holds one entry per open
+// block (six deep for lane 31), past what it keeps inline.
+const char* const kNestedDivergence = R"(
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry nested(.param .u64 out) {
+  .reg .pred %p<6>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, 0;
+  and.b32 %r3, %r1, 1;
+  setp.eq.u32 %p1, %r3, 0;
+  @%p1 bra END1;
+  add.u32 %r2, %r2, 1;
+  and.b32 %r3, %r1, 2;
+  setp.eq.u32 %p2, %r3, 0;
+  @%p2 bra END2;
+  add.u32 %r2, %r2, 10;
+  and.b32 %r3, %r1, 4;
+  setp.eq.u32 %p3, %r3, 0;
+  @%p3 bra END3;
+  add.u32 %r2, %r2, 100;
+  and.b32 %r3, %r1, 8;
+  setp.eq.u32 %p4, %r3, 0;
+  @%p4 bra END4;
+  add.u32 %r2, %r2, 1000;
+  and.b32 %r3, %r1, 16;
+  setp.eq.u32 %p5, %r3, 0;
+  @%p5 bra END5;
+  add.u32 %r2, %r2, 10000;
+END5:
+  add.u32 %r2, %r2, 20000;
+END4:
+  add.u32 %r2, %r2, 2000;
+END3:
+  add.u32 %r2, %r2, 200;
+END2:
+  add.u32 %r2, %r2, 20;
+END1:
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r2;
+  ret;
+}
+)";
+
+}  // namespace
+
+TEST_CASE("simt functional: nested divergence deeper than the inline stack reconverges level by level") {
+  const PtxKernel kernel = kernel_from_text(kNestedDivergence);
+  GlobalMemory memory;
+  const uint64_t out = memory.allocate(32 * 4, "out");
+  LaunchConfig config;
+  config.block = {32, 1, 1};
+  FunctionalModel model(kernel, config, bind_kernel_arguments(kernel, {KA::pointer(out)}), memory);
+  model.reserve_slots(1);
+  model.start_cta(0, 0);
+  ExecutedInstruction e;
+  uint32_t deepest = 0, innermost_mask = 0;
+  while (!model.warp_done(0, 0)) {
+    deepest = std::max(deepest, model.cta(0).warps[0].stack.size());
+    model.execute(0, 0, e);
+    if (e.inst->text == "add.u32 %r2, %r2, 10000") innermost_mask = e.active_mask;
+  }
+  model.retire_cta(0);
+  CHECK(deepest == 6);
+  CHECK(innermost_mask == 0x80000000u);  // the one lane with its five low bits set
+  const std::vector<uint32_t> v = memory.read<uint32_t>(out, 32);
+  for (uint32_t t = 0; t < 32; ++t) {
+    CAPTURE(t);
+    const int open = std::countr_one(t);  // blocks the lane enters
+    // Inside block `level`: its own add, and (the innermost has none) the add at the label
+    // where the block nested in it closes.
+    const uint32_t body[] = {1, 10, 100, 1000, 10000}, after_inner[] = {20, 200, 2000, 20000, 0};
+    uint32_t expected = 0;
+    for (int level = 0; level < open; ++level) expected += body[level] + after_inner[level];
+    CHECK(v[t] == expected);
+  }
 }
 
 TEST_CASE("simt functional: shfl.sync and vote.sync exchange values across lanes") {

@@ -92,7 +92,7 @@ void FunctionalModel::start_cta(int slot, int64_t cta_id) {
     ws.local = c.local.data() + size_t{k.local_bytes} * 32 * w;
     const uint32_t lanes = std::min<uint32_t>(32, launch_.threads_per_cta - 32 * w);
     const uint32_t mask = lanes == 32 ? kFullMask : (1u << lanes) - 1;
-    ws.stack.assign(1, {0, kNoReconvergence, mask});
+    ws.stack.reset({0, kNoReconvergence, mask});
     ws.live = mask;
     ws.at_barrier = false;
     ws.executed = 0;
@@ -174,6 +174,7 @@ void FunctionalModel::prefetch(const WarpStateHandle& warp, const StaticInstruct
   const DecodedInstruction& d = k.code[static_cast<size_t>(&next - k.statics.data())];
   const auto* regs = static_cast<const uint64_t*>(warp.registers);
   __builtin_prefetch(warp.state);
+  __builtin_prefetch(static_cast<const char*>(warp.state) + 64);
   auto lines = [regs](uint32_t operand, auto write) {
     if (operand & kConstantFlag) return;  // a constant, or kNoOperand
     const uint64_t* r = regs + size_t{operand} * 32;
