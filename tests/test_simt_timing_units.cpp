@@ -378,21 +378,36 @@ TEST_CASE("simt timing: sectored tag array, hits and victims match a plain LRU l
       std::map<uint64_t, uint8_t> dirty_of;
       std::mt19937_64 rng(static_cast<uint64_t>(ways * 10 + sets));
       const uint64_t span = static_cast<uint64_t>(3 * sets * ways);
+      std::vector<uint64_t> stream(4001);
       uint64_t recent = 0;
+      for (uint64_t& line : stream) line = recent = rng() % 3 == 0 ? recent : rng() % span;
+      // As the L1 does for a load of several lines, most lines are probed one step early,
+      // before the previous line's lookup (which may allocate over the probed way), and
+      // looked up from the probe; the rest by find alone.
+      // Probes change nothing (the checks below would see it) and never call a resident line
+      // absent; they name a way for an absent one only on a fingerprint match.
+      auto probe = [&](uint64_t line) {
+        const int way = tags.probe(line);
+        const std::list<uint64_t>& order = lru[line % static_cast<uint64_t>(sets)];
+        if (std::find(order.begin(), order.end(), line) != order.end()) CHECK(way != SectoredTagArray::kAbsent);
+        else false_hints += way != SectoredTagArray::kAbsent;
+        return way;
+      };
+      int probed_way = SectoredTagArray::kAbsent;
+      bool probed_early = false;
       for (int i = 0; i < 4000; ++i) {
-        const uint64_t line = rng() % 3 == 0 ? recent : rng() % span;
-        recent = line;
+        const uint64_t line = stream[static_cast<size_t>(i)];
         CAPTURE(ways);
         CAPTURE(sets);
         CAPTURE(i);
+        if (!probed_early) probed_way = probe(line);  // the same line again: after its fill
         std::list<uint64_t>& order = lru[line % static_cast<uint64_t>(sets)];
         const auto at = std::find(order.begin(), order.end(), line);
-        // The hint changes nothing (the checks below would see it) and never calls a
-        // resident line absent; it calls an absent one resident only on a fingerprint match.
-        const bool probably_resident = tags.prefetch(line);
-        if (at != order.end()) CHECK(probably_resident);
-        else false_hints += probably_resident;
-        CacheLine* found = tags.find(line);
+        const uint64_t next = stream[static_cast<size_t>(i) + 1];
+        probed_early = next != line;
+        const int next_way = probed_early ? probe(next) : SectoredTagArray::kAbsent;
+        CacheLine* found = i % 4 == 3 ? tags.find(line) : tags.find_probed(line, probed_way);
+        probed_way = next_way;
         REQUIRE((found != nullptr) == (at != order.end()));
         if (found) {
           ++hits;

@@ -25,15 +25,21 @@ class L1Cache {
   void configure(const GpuConfig& config);
 
   // Looks sectors `mask` of `line` up at cycle `t` (the tag stage).
-  L1Lookup lookup(uint64_t line, uint32_t mask, int64_t t);
+  L1Lookup lookup(uint64_t line, uint32_t mask, int64_t t) { return sectors_of(tags_.find(line), mask, t); }
+  // Where `line` is, ahead of its lookup (SectoredTagArray::probe); also a hint.
+  int probe(uint64_t line) const { return tags_.probe(line); }
+  // lookup() of a line probed at `way`, with no fill of `line` in between.
+  L1Lookup lookup_probed(uint64_t line, int way, uint32_t mask, int64_t t) {
+    return sectors_of(tags_.find_probed(line, way), mask, t);
+  }
   // Installs the sectors of `lookup.missing` arriving at `ready`.
   void fill(uint64_t line, L1Lookup& lookup, int64_t ready);
-  // A hint that `line` is looked up soon; whether it is probably resident.
-  bool prefetch(uint64_t line) const { return tags_.prefetch(line); }
 
   MshrPool& mshrs() { return mshrs_; }
 
  private:
+  L1Lookup sectors_of(CacheLine* line, uint32_t mask, int64_t t);
+
   SectoredTagArray tags_;
   MshrPool mshrs_;
   int hit_latency_ = 1;

@@ -27,7 +27,7 @@ class L2Cache {
   // data leaves the slice.
   int64_t read(uint64_t line, uint32_t mask, int64_t t, GpuStats& stats);
   // A hint that `line` is read or written soon.
-  void prefetch(uint64_t line) const { slices_[static_cast<size_t>(slice_of(line))].prefetch(line); }
+  void prefetch(uint64_t line) const { slices_[static_cast<size_t>(slice_of(line))].probe(line); }
   // Sectors `mask` of `line` written at its slice from cycle `t`: returns when written.
   int64_t write(uint64_t line, uint32_t mask, int64_t t, GpuStats& stats);
   // End of kernel: counts the sectors still dirty as DRAM writes.

@@ -37,8 +37,8 @@ CacheLine* SectoredTagArray::find(uint64_t line) {
   return &lines_[first + static_cast<size_t>(w)];
 }
 
-bool SectoredTagArray::prefetch(uint64_t line) const {
-  if (ways_ == 0) return false;
+int SectoredTagArray::probe(uint64_t line) const {
+  if (ways_ == 0) return kAbsent;
   const size_t set = set_of(line);
   const size_t first = set * static_cast<size_t>(ways_);
   const SetState& state = set_state_[set];
@@ -47,11 +47,20 @@ bool SectoredTagArray::prefetch(uint64_t line) const {
     w = find_print(fingerprints_.data() + set * scan_stride_, 0, ways_, fingerprint(line));
     if (w == ways_) {
       if (state.filled == ways_) __builtin_prefetch(&lines_[first + state.oldest], 1);
-      return false;
+      return kAbsent;
     }
   }
   __builtin_prefetch(&lines_[first + static_cast<size_t>(w)]);
-  return true;
+  return w;
+}
+
+CacheLine* SectoredTagArray::find_probed(uint64_t line, int way) {
+  if (way == kAbsent) return nullptr;
+  const size_t set = set_of(line);
+  const size_t first = set * static_cast<size_t>(ways_);
+  if (lines_[first + static_cast<size_t>(way)].tag != line + 1) return find(line);
+  make_newest(set_state_[set], links_.data() + first, static_cast<uint16_t>(way), line + 1);
+  return &lines_[first + static_cast<size_t>(way)];
 }
 
 CacheLine* SectoredTagArray::allocate(uint64_t line, uint64_t& evicted_line, uint8_t& evicted_dirty) {

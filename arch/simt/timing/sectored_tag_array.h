@@ -42,10 +42,16 @@ class SectoredTagArray {
 
   // The resident line's sectors or nullptr; a hit makes it most recently used.
   CacheLine* find(uint64_t line);
-  // A hint that `line` is looked up soon: asks the host for the host cache line that find
-  // (or, in a full set, allocate's victim) will touch, without changing any state. Whether
-  // `line` is probably resident (a fingerprint matches).
-  bool prefetch(uint64_t line) const;
+  // Where a lookup of `line` will look, found without touching any line: the way that
+  // holds it or whose fingerprint matches it, or kAbsent when no way holds it. Also a hint:
+  // asks the host for that way's line (or, in a full set, allocate's victim). Changes no
+  // state.
+  static constexpr int kAbsent = -1;
+  int probe(uint64_t line) const;
+  // find() for `line` probed at `way`, when `line` was not allocated in between (other lines
+  // may have been): one tag compare confirms the probe, for a fingerprint match may be
+  // another line's, and an allocation may have taken the way since.
+  CacheLine* find_probed(uint64_t line, int way);
   // Allocates `line` (not resident) over the LRU way of its set (an invalid way first);
   // returns its (empty) sectors, or nullptr when there is no cache. The previous occupant's
   // address and dirty sectors go to `evicted_line` and `evicted_dirty` (0: nothing to write).

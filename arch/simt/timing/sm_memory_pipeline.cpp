@@ -44,12 +44,17 @@ MemoryTiming SmMemoryPipeline::load(const ExecutedInstruction& x, bool bypass_l1
   // Nsight counts ld.global.cg in the L1TEX sectors with a 0% hit rate.
   stats.l1_sector_accesses += a.sectors;
   // A request of several lines (a wmma.load's 16 rows, an uncoalesced load) looks them up
-  // one after another, each in tag state that is rarely in the host's caches: ask for it
-  // all first, so the host's misses overlap. Where the L1 probably lacks a line, for the
-  // L2 tags too.
-  if (a.lines > 1)
-    for (int i = 0; i < a.lines; ++i)
-      if (bypass_l1 || !l1_.prefetch(a.requests[i].line)) beyond_l1_->prefetch(a.requests[i].line, a.requests[i].sector_mask);
+  // one after another, each in tag state that is rarely in the host's caches: probe them
+  // all first, so the host's misses overlap, and the lookups start where the probes ended.
+  // Where the L1 lacks a line, hint the L2 tags too. Requests have distinct lines, so no
+  // lookup allocates a line probed for a later one.
+  const bool probed = a.lines > 1;
+  int way[CoalescedAccess::kMaxLines];
+  if (probed)
+    for (int i = 0; i < a.lines; ++i) {
+      way[i] = bypass_l1 ? SectoredTagArray::kAbsent : l1_.probe(a.requests[i].line);
+      if (way[i] == SectoredTagArray::kAbsent) beyond_l1_->prefetch(a.requests[i].line, a.requests[i].sector_mask);
+    }
   int64_t t = mio_.begin(dispatch);
   int64_t ready = t + hit_latency_;
   for (int i = 0; i < a.lines; ++i) {
@@ -60,7 +65,7 @@ MemoryTiming SmMemoryPipeline::load(const ExecutedInstruction& x, bool bypass_l1
       ready = std::max(ready, fetch_from_l2(r.line, r.sector_mask, t, stats));
       continue;
     }
-    L1Lookup lookup = l1_.lookup(r.line, r.sector_mask, t);
+    L1Lookup lookup = probed ? l1_.lookup_probed(r.line, way[i], r.sector_mask, t) : l1_.lookup(r.line, r.sector_mask, t);
     const uint32_t present = r.sector_mask & ~lookup.missing;
     stats.l1_sector_hits += bit_count(present);
     if (present) ready = std::max(ready, lookup.ready);
