@@ -5,10 +5,12 @@
 // flight merges with that miss (the MSHR merge) instead of fetching it again. Timing is the
 // caller's business; this is only the state. 16-bit tag fingerprints live in an array of
 // their own, each tag beside its line's sector state: a lookup tries the set's most
-// recently used way first (consecutive warps often touch the same line), then scans the
-// set's fingerprints (128 bytes for 64 ways, where the tags would be 512; 16 per vector
-// compare where the host has AVX2, way_scan.h) and compares full tags only where a
-// fingerprint matches. Each set keeps its ways in recency order as a doubly linked list,
+// recently used way first (consecutive warps often touch the same line; its tag is kept
+// in the set's state too, so the guess reads no line), then scans the set's fingerprints
+// (128 bytes for 64 ways, where the tags would be 512; 16 per vector compare where the
+// host has AVX2, way_scan.h) and compares full tags only where a fingerprint matches. A
+// load of several lines probes them all first (probe, find_probed), so that the host's
+// misses on their lines overlap. Each set keeps its ways in recency order as a doubly linked list,
 // so a hit moves its way to the front and the victim of an allocation is the back, both
 // in a few steps, where stamps would need a pass over the set (64 ways in a V100's L1) to
 // find the oldest. The simulated machine's caches are far larger than the host's, so what
