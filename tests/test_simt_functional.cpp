@@ -276,23 +276,38 @@ TEST_CASE("simt functional: divergent branches and loops reconverge at immediate
   }
 }
 
-TEST_CASE("simt functional: the reconvergence stack reports active masks per instruction") {
-  const PtxKernel kernel = kernel_from_text(kDivergence);
-  GlobalMemory memory;
-  const uint64_t out = memory.allocate(32 * 12, "out");
+namespace {
+
+// Runs `kernel` (one parameter: `out`) on a CTA of one warp, instruction by instruction;
+// `after` sees the model and what each instruction did. Returns the lanes live at the end.
+template <class After>
+uint32_t run_one_warp(const PtxKernel& kernel, GlobalMemory& memory, uint64_t out, After after) {
   LaunchConfig config;
   config.block = {32, 1, 1};
   FunctionalModel model(kernel, config, bind_kernel_arguments(kernel, {KA::pointer(out)}), memory);
   model.reserve_slots(1);
   model.start_cta(0, 0);
   ExecutedInstruction e;
-  std::vector<std::pair<std::string, uint32_t>> trace;
   while (!model.warp_done(0, 0)) {
-    CHECK(&model.peek(0, 0) == &kernel.statics[model.cta(0).warps[0].stack.back().pc]);
     model.execute(0, 0, e);
-    trace.emplace_back(e.inst->text, e.active_mask);
+    after(model, e);
   }
+  const uint32_t live = model.cta(0).warps[0].live;
   model.retire_cta(0);
+  return live;
+}
+
+}  // namespace
+
+TEST_CASE("simt functional: the reconvergence stack reports active masks per instruction") {
+  const PtxKernel kernel = kernel_from_text(kDivergence);
+  GlobalMemory memory;
+  const uint64_t out = memory.allocate(32 * 12, "out");
+  std::vector<std::pair<std::string, uint32_t>> trace;
+  const uint32_t live = run_one_warp(kernel, memory, out, [&](const FunctionalModel& model, const ExecutedInstruction& e) {
+    if (!model.warp_done(0, 0)) CHECK(&model.peek(0, 0) == &kernel.statics[model.cta(0).warps[0].stack.back().pc]);
+    trace.emplace_back(e.inst->text, e.active_mask);
+  });
   auto mask_of = [&](const std::string& text) {
     for (const auto& [t, m] : trace)
       if (t == text) return m;
@@ -309,7 +324,7 @@ TEST_CASE("simt functional: the reconvergence stack reports active masks per ins
   for (const auto& [t, m] : trace)
     if (t == "add.u32 %r5, %r5, 1") last_add = m;
   CHECK(last_add == 0x80000000u);
-  CHECK(model.cta(0).warps[0].live == 0);
+  CHECK(live == 0);
 }
 
 TEST_CASE("simt functional: the reconvergence stack holds its top entries inline and grows past them") {
@@ -339,9 +354,16 @@ TEST_CASE("simt functional: the reconvergence stack holds its top entries inline
 
 namespace {
 
-// Five nested if-blocks on the lane's low bits: the warp's stack holds one entry per open
-// block (six deep for lane 31), past what it keeps inline.
-const char* const kNestedDivergence = R"(
+// Five nested if-blocks on the lane's low bits: block `level` is entered by lanes whose
+// bits 0..level are all set, and adds kBlockAdd[level]; where the block nested in it
+// closes, it adds kAfterInner[level]. The warp's stack holds one entry per open block (six
+// deep for lane 31), past what it keeps inline.
+constexpr int kNestedLevels = 5;
+constexpr uint32_t kBlockAdd[kNestedLevels] = {1, 10, 100, 1000, 10000};
+constexpr uint32_t kAfterInner[kNestedLevels] = {20, 200, 2000, 20000, 0};
+
+std::string nested_divergence_ptx() {
+  std::string ptx = R"(
 .version 7.0
 .target sm_70
 .address_size 64
@@ -352,72 +374,43 @@ const char* const kNestedDivergence = R"(
   ld.param.u64 %rd1, [out];
   mov.u32 %r1, %tid.x;
   mov.u32 %r2, 0;
-  and.b32 %r3, %r1, 1;
-  setp.eq.u32 %p1, %r3, 0;
-  @%p1 bra END1;
-  add.u32 %r2, %r2, 1;
-  and.b32 %r3, %r1, 2;
-  setp.eq.u32 %p2, %r3, 0;
-  @%p2 bra END2;
-  add.u32 %r2, %r2, 10;
-  and.b32 %r3, %r1, 4;
-  setp.eq.u32 %p3, %r3, 0;
-  @%p3 bra END3;
-  add.u32 %r2, %r2, 100;
-  and.b32 %r3, %r1, 8;
-  setp.eq.u32 %p4, %r3, 0;
-  @%p4 bra END4;
-  add.u32 %r2, %r2, 1000;
-  and.b32 %r3, %r1, 16;
-  setp.eq.u32 %p5, %r3, 0;
-  @%p5 bra END5;
-  add.u32 %r2, %r2, 10000;
-END5:
-  add.u32 %r2, %r2, 20000;
-END4:
-  add.u32 %r2, %r2, 2000;
-END3:
-  add.u32 %r2, %r2, 200;
-END2:
-  add.u32 %r2, %r2, 20;
-END1:
-  mul.wide.u32 %rd2, %r1, 4;
+)";
+  for (int level = 0; level < kNestedLevels; ++level) {
+    const std::string n = std::to_string(level + 1);
+    ptx += "  and.b32 %r3, %r1, " + std::to_string(1 << level) + ";\n  setp.eq.u32 %p" + n + ", %r3, 0;\n  @%p" + n +
+           " bra END" + n + ";\n  add.u32 %r2, %r2, " + std::to_string(kBlockAdd[level]) + ";\n";
+  }
+  for (int level = kNestedLevels - 1; level >= 0; --level) {  // END<level+1> closes block `level`
+    ptx += "END" + std::to_string(level + 1) + ":\n";
+    if (level > 0) ptx += "  add.u32 %r2, %r2, " + std::to_string(kAfterInner[level - 1]) + ";\n";
+  }
+  return ptx + R"(  mul.wide.u32 %rd2, %r1, 4;
   add.s64 %rd3, %rd1, %rd2;
   st.global.u32 [%rd3], %r2;
   ret;
 }
 )";
+}
 
 }  // namespace
 
 TEST_CASE("simt functional: nested divergence deeper than the inline stack reconverges level by level") {
-  const PtxKernel kernel = kernel_from_text(kNestedDivergence);
+  const PtxKernel kernel = kernel_from_text(nested_divergence_ptx());
   GlobalMemory memory;
   const uint64_t out = memory.allocate(32 * 4, "out");
-  LaunchConfig config;
-  config.block = {32, 1, 1};
-  FunctionalModel model(kernel, config, bind_kernel_arguments(kernel, {KA::pointer(out)}), memory);
-  model.reserve_slots(1);
-  model.start_cta(0, 0);
-  ExecutedInstruction e;
   uint32_t deepest = 0, innermost_mask = 0;
-  while (!model.warp_done(0, 0)) {
+  run_one_warp(kernel, memory, out, [&](const FunctionalModel& model, const ExecutedInstruction& e) {
     deepest = std::max(deepest, model.cta(0).warps[0].stack.size());
-    model.execute(0, 0, e);
     if (e.inst->text == "add.u32 %r2, %r2, 10000") innermost_mask = e.active_mask;
-  }
-  model.retire_cta(0);
+  });
   CHECK(deepest == 6);
   CHECK(innermost_mask == 0x80000000u);  // the one lane with its five low bits set
   const std::vector<uint32_t> v = memory.read<uint32_t>(out, 32);
   for (uint32_t t = 0; t < 32; ++t) {
     CAPTURE(t);
     const int open = std::countr_one(t);  // blocks the lane enters
-    // Inside block `level`: its own add, and (the innermost has none) the add at the label
-    // where the block nested in it closes.
-    const uint32_t body[] = {1, 10, 100, 1000, 10000}, after_inner[] = {20, 200, 2000, 20000, 0};
     uint32_t expected = 0;
-    for (int level = 0; level < open; ++level) expected += body[level] + after_inner[level];
+    for (int level = 0; level < open; ++level) expected += kBlockAdd[level] + kAfterInner[level];
     CHECK(v[t] == expected);
   }
 }
