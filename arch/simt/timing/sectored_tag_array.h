@@ -10,11 +10,11 @@
 // (128 bytes for 64 ways, where the tags would be 512; 16 per vector compare where the
 // host has AVX2, way_scan.h) and compares full tags only where a fingerprint matches. A
 // load of several lines probes them all first (probe, find_probed), so that the host's
-// misses on their lines overlap. Each set keeps its ways in recency order as a doubly linked list,
-// so a hit moves its way to the front and the victim of an allocation is the back, both
-// in a few steps, where stamps would need a pass over the set (64 ways in a V100's L1) to
-// find the oldest. The simulated machine's caches are far larger than the host's, so what
-// a lookup touches, not what it computes, is its cost.
+// misses on their lines overlap. Each set keeps its ways in recency order as a doubly
+// linked list, so a hit moves its way to the front and the victim of an allocation is the
+// back, both in a few steps, where stamps would need a pass over the set (64 ways in a
+// V100's L1) to find the oldest. The simulated machine's caches are far larger than the
+// host's, so what a lookup touches, not what it computes, is its cost.
 #pragma once
 
 #include <array>
