@@ -278,10 +278,11 @@ TEST_CASE("simt functional: divergent branches and loops reconverge at immediate
 
 namespace {
 
-// Runs `kernel` (one parameter: `out`) on a CTA of one warp, instruction by instruction;
-// `after` sees the model and what each instruction did. Returns the lanes live at the end.
-template <class After>
-uint32_t run_one_warp(const PtxKernel& kernel, GlobalMemory& memory, uint64_t out, After after) {
+// Runs `kernel` (one parameter: `out`) on a CTA of one warp, instruction by instruction:
+// `before` sees the model before each instruction, `after` what the instruction did.
+// Returns the lanes live at the end.
+template <class Before, class After>
+uint32_t run_one_warp(const PtxKernel& kernel, GlobalMemory& memory, uint64_t out, Before before, After after) {
   LaunchConfig config;
   config.block = {32, 1, 1};
   FunctionalModel model(kernel, config, bind_kernel_arguments(kernel, {KA::pointer(out)}), memory);
@@ -289,8 +290,9 @@ uint32_t run_one_warp(const PtxKernel& kernel, GlobalMemory& memory, uint64_t ou
   model.start_cta(0, 0);
   ExecutedInstruction e;
   while (!model.warp_done(0, 0)) {
+    before(model);
     model.execute(0, 0, e);
-    after(model, e);
+    after(e);
   }
   const uint32_t live = model.cta(0).warps[0].live;
   model.retire_cta(0);
@@ -304,10 +306,12 @@ TEST_CASE("simt functional: the reconvergence stack reports active masks per ins
   GlobalMemory memory;
   const uint64_t out = memory.allocate(32 * 12, "out");
   std::vector<std::pair<std::string, uint32_t>> trace;
-  const uint32_t live = run_one_warp(kernel, memory, out, [&](const FunctionalModel& model, const ExecutedInstruction& e) {
-    if (!model.warp_done(0, 0)) CHECK(&model.peek(0, 0) == &kernel.statics[model.cta(0).warps[0].stack.back().pc]);
-    trace.emplace_back(e.inst->text, e.active_mask);
-  });
+  const uint32_t live = run_one_warp(
+      kernel, memory, out,
+      [&](const FunctionalModel& model) {
+        CHECK(&model.peek(0, 0) == &kernel.statics[model.cta(0).warps[0].stack.back().pc]);
+      },
+      [&](const ExecutedInstruction& e) { trace.emplace_back(e.inst->text, e.active_mask); });
   auto mask_of = [&](const std::string& text) {
     for (const auto& [t, m] : trace)
       if (t == text) return m;
@@ -399,10 +403,12 @@ TEST_CASE("simt functional: nested divergence deeper than the inline stack recon
   GlobalMemory memory;
   const uint64_t out = memory.allocate(32 * 4, "out");
   uint32_t deepest = 0, innermost_mask = 0;
-  run_one_warp(kernel, memory, out, [&](const FunctionalModel& model, const ExecutedInstruction& e) {
-    deepest = std::max(deepest, model.cta(0).warps[0].stack.size());
-    if (e.inst->text == "add.u32 %r2, %r2, 10000") innermost_mask = e.active_mask;
-  });
+  run_one_warp(
+      kernel, memory, out,
+      [&](const FunctionalModel& model) { deepest = std::max(deepest, model.cta(0).warps[0].stack.size()); },
+      [&](const ExecutedInstruction& e) {
+        if (e.inst->text == "add.u32 %r2, %r2, 10000") innermost_mask = e.active_mask;
+      });
   CHECK(deepest == 6);
   CHECK(innermost_mask == 0x80000000u);  // the one lane with its five low bits set
   const std::vector<uint32_t> v = memory.read<uint32_t>(out, 32);
