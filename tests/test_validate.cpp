@@ -176,6 +176,37 @@ TEST_CASE("the committed published-figure files load and say they are published"
   }
 }
 
+TEST_CASE("the committed H200 measurement loads, and the H200 config is calibrated to it") {
+  // validate/data/h200-2026-11-27.json: loom-gpu-runner on a real H200 (docs/validation.md,
+  // "Results"). configs/h200.json was calibrated to it: the same device, and its latency
+  // probes come out within the 10% target. (The bandwidth and throughput probes, also
+  // within 10%, take too long to simulate here: `loom validate` reports them.)
+  const MeasurementFile m = load_measurements(kSrc + "/validate/data/h200-2026-11-27.json");
+  CHECK(m.origin == Origin::measured);
+  CHECK(m.device.name == "NVIDIA H200");
+  CHECK(m.kernels.size() >= 50);
+  CHECK(m.microbenchmarks.size() == 10);
+  for (const KernelRun& r : m.kernels) CHECK(r.verified);
+  const simt::GpuConfig h200 = simt::load_gpu_config(kSrc + "/configs/h200.json");
+  CHECK(h200.sms == m.device.sms);
+  CHECK(h200.l2_bytes == m.device.l2_bytes);
+  CHECK(h200.clock_hz == doctest::Approx(m.device.sm_clock_mhz * 1e6));
+  MeasurementFile latencies = m;
+  latencies.kernels.clear();
+  latencies.references.clear();
+  std::erase_if(latencies.microbenchmarks, [](const Microbenchmark& mb) {
+    return mb.name != "shared_latency" && mb.name != "l1_hit_latency" && mb.name != "l2_hit_latency" &&
+           mb.name != "fp32_latency" && mb.name != "tensor_latency";
+  });
+  REQUIRE(latencies.microbenchmarks.size() == 5);
+  const ValidationReport r = run_validation(h200, latencies, ValidationOptions{});
+  REQUIRE(r.microbenchmarks.size() == 5);
+  for (const MicrobenchmarkComparison& c : r.microbenchmarks) {
+    CAPTURE(c.name);
+    CHECK(std::fabs(c.error) <= 0.10);
+  }
+}
+
 TEST_CASE("microbenchmark probes: two launches differing in one size; figures by differencing") {
   const ProbeTarget v100_target{80, 2048, 6 << 20};
   for (const MicrobenchmarkDef& def : microbenchmark_catalog()) {
@@ -268,6 +299,23 @@ TEST_CASE("comparison: launches over the budget are skipped, not silently droppe
   CHECK(r.runs[0].simulated);
   CHECK_FALSE(r.runs[1].simulated);
   CHECK(contains(r.runs[1].skipped, "--budget"));
+  CHECK(r.agreement.back().points == 1);
+}
+
+TEST_CASE("comparison: launches beyond loom's limits are skipped with the limit, not fatal") {
+  // The runner's sweeps reach 2^28 elements (3.2 GB of buffers) where a GPU has the memory;
+  // loom simulates up to 2 GiB of buffers. Such a run is skipped, whatever the budget, and
+  // the others are still compared.
+  const std::vector<std::pair<std::string, std::map<std::string, int64_t>>> runs{{"relu_add", {{"n", 1 << 16}}},
+                                                                                 {"relu_add", {{"n", 1 << 28}}}};
+  ValidationOptions options;
+  options.budget_s = 0;  // no budget: only the limit can skip it
+  const ValidationReport r = run_validation(v100(), parse_measurements(measured_file(runs, {5, 5000}), "m.json"), options);
+  REQUIRE(r.runs.size() == 2);
+  CHECK(r.runs[0].simulated);
+  CHECK_FALSE(r.runs[1].simulated);
+  CHECK(contains(r.runs[1].skipped, "beyond loom's limits"));
+  CHECK(contains(r.runs[1].skipped, "2 GiB of buffers"));
   CHECK(r.agreement.back().points == 1);
 }
 

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "arch/simt/kernels/kernel_catalog.h"
+#include "arch/simt/kernels/launch_limits.h"
 #include "arch/simt/kernels/recipe_runner.h"
 #include "sim/error.h"
 #include "validate/device_match.h"
@@ -65,6 +66,15 @@ class LaunchSimulator {
         done_[key] = out;
         return out;
       }
+    }
+    // A real GPU runs launches loom does not simulate (the runner's sweeps reach 3 GiB of
+    // buffers): such a run is skipped with the limit it exceeds, not the whole comparison.
+    try {
+      simt::check_launch_limits(recipe, config_);
+    } catch (const InputError& e) {
+      out.skipped = "beyond loom's limits: " + e.expected();
+      done_[key] = out;
+      return out;
     }
     simt::RecipeRunOptions run_options;
     run_options.seed = options_.seed;
