@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "arch/simt/gpu_config.h"
+#include "arch/simt/timing/address_interleave.h"
 #include "arch/simt/timing/bandwidth_server.h"
 
 namespace loom::simt {
@@ -20,10 +21,11 @@ class Dram {
   int64_t read(uint64_t line, int64_t t, int bytes);
   // A write-back of `bytes` of L2 line `line` starting at `t`.
   void write(uint64_t line, int64_t t, int bytes);
-  int channel_of(uint64_t line) const;
+  int channel_of(uint64_t line) const { return channels_of_.unit_of(line); }
 
  private:
   std::vector<BandwidthServer> channels_;
+  Interleave channels_of_;
   int latency_ = 0;
 };
 

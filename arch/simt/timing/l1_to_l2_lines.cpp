@@ -10,19 +10,12 @@ void L1ToL2Lines::configure(int l1_line_bytes, int l1_sector_bytes, int l2_line_
   l2_line_ = l2_line_bytes;
   l2_sector_ = l2_sector_bytes;
   l2_lines_per_l1_line_ = l1_sector_ == l2_sector_ && l1_line_ >= l2_line_ ? l1_line_ / l2_line_ : 0;
+  per_l2_ = l2_line_ / l2_sector_;
+  field_ = per_l2_ >= 32 ? ~uint32_t{0} : (uint32_t{1} << per_l2_) - 1;
 }
 
-int L1ToL2Lines::split(uint64_t line, uint32_t mask, L2Piece* pieces) const {
-  if (l2_lines_per_l1_line_ > 0) {  // each L2 line is a field of the L1 mask
-    const int per_l2 = l2_line_ / l2_sector_;
-    const uint32_t field = per_l2 >= 32 ? ~uint32_t{0} : (uint32_t{1} << per_l2) - 1;
-    const uint64_t first = line * static_cast<uint64_t>(l2_lines_per_l1_line_);
-    int count = 0;
-    for (int j = 0; j < l2_lines_per_l1_line_; ++j)
-      if (const uint32_t sub = (mask >> (j * per_l2)) & field) pieces[count++] = L2Piece{first + static_cast<uint64_t>(j), sub};
-    return count;
-  }
-  // In general: every L2 sector that each L1 sector's bytes overlap.
+int L1ToL2Lines::split_general(uint64_t line, uint32_t mask, L2Piece* pieces) const {
+  // Every L2 sector that each L1 sector's bytes overlap.
   int count = 0;
   const uint64_t per_line = static_cast<uint64_t>(l2_line_ / l2_sector_);
   for (; mask; mask &= mask - 1) {

@@ -22,12 +22,26 @@ class L1ToL2Lines {
   void configure(int l1_line_bytes, int l1_sector_bytes, int l2_line_bytes, int l2_sector_bytes);
 
   // The pieces of sectors `mask` of L1 line `line`, in address order; returns their count.
-  int split(uint64_t line, uint32_t mask, L2Piece* pieces) const;
+  // Inline for the usual geometry (every L1 miss comes here): each L2 line is a field of
+  // the L1 mask.
+  int split(uint64_t line, uint32_t mask, L2Piece* pieces) const {
+    if (l2_lines_per_l1_line_ == 0) return split_general(line, mask, pieces);
+    const uint64_t first = line * static_cast<uint64_t>(l2_lines_per_l1_line_);
+    int count = 0;
+    for (int j = 0; j < l2_lines_per_l1_line_; ++j, mask >>= per_l2_)
+      if (const uint32_t sub = mask & field_) pieces[count++] = L2Piece{first + static_cast<uint64_t>(j), sub};
+    return count;
+  }
 
  private:
+  int split_general(uint64_t line, uint32_t mask, L2Piece* pieces) const;
+
   int l1_line_ = 128, l1_sector_ = 32, l2_line_ = 128, l2_sector_ = 32;
-  // > 0: sectors of one size and whole L2 lines in an L1 line, this many of them.
+  // > 0: sectors of one size and whole L2 lines in an L1 line, this many of them, each
+  // per_l2_ sectors (the bits of field_).
   int l2_lines_per_l1_line_ = 0;
+  int per_l2_ = 1;
+  uint32_t field_ = 1;
 };
 
 }  // namespace loom::simt

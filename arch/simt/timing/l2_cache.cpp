@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <bit>
 
-#include "arch/simt/timing/address_interleave.h"
 #include "arch/simt/timing/bit_ops.h"
 
 namespace loom::simt {
@@ -15,10 +14,9 @@ void L2Cache::configure(const GpuConfig& c) {
   for (SectoredTagArray& s : slices_)
     s.configure(c.l2_bytes / c.l2_slices, c.l2_line_bytes, c.l2_associativity, static_cast<uint64_t>(c.l2_slices));
   for (BandwidthServer& p : ports_) p.reset(c.l2_bytes_per_cycle_per_slice);
+  slices_of_ = Interleave(c.l2_slices);
   dram_.configure(c);
 }
-
-int L2Cache::slice_of(uint64_t line) const { return interleave(line, static_cast<int>(slices_.size())); }
 
 void L2Cache::write_back(uint64_t line, uint8_t dirty, int64_t t, GpuStats& stats) {
   if (dirty == 0) return;

@@ -13,6 +13,7 @@
 
 #include "arch/simt/gpu_config.h"
 #include "arch/simt/gpu_stats.h"
+#include "arch/simt/timing/address_interleave.h"
 #include "arch/simt/timing/bandwidth_server.h"
 #include "arch/simt/timing/dram.h"
 #include "arch/simt/timing/sectored_tag_array.h"
@@ -33,7 +34,7 @@ class L2Cache {
   // End of kernel: counts the sectors still dirty as DRAM writes.
   void write_back_dirty(GpuStats& stats) const;
 
-  int slice_of(uint64_t line) const;
+  int slice_of(uint64_t line) const { return slices_of_.unit_of(line); }
 
  private:
   // Writes the dirty sectors of an evicted line back to DRAM.
@@ -41,6 +42,7 @@ class L2Cache {
 
   std::vector<SectoredTagArray> slices_;
   std::vector<BandwidthServer> ports_;
+  Interleave slices_of_;
   Dram dram_;
   int sector_bytes_ = 32;
 };
