@@ -25,7 +25,8 @@
 // V100 (2 cores, latency 4, no overhead), m16n16k16 FP16: occupancy 32 cycles
 // (4096 FMAs / 128 FMAs per cycle), latency 35 (Titan V measures 35.35 per dependent wmma).
 // One core of rate 4, latency 18 (configs/a100.json), mma m16n8k16: occupancy 8, latency 25
-// (A100 measures 26.0); rate 8, latency 20 (h200.json): 4 and 24 (H800 measures 24.1).
+// (A100 measures 26.0). Rate 6, latency 16 (h200.json, calibrated to a real H200), m16n16k16:
+// occupancy 10.7, latency 26 (the H200 measured 26.98 per dependent wmma).
 #pragma once
 
 #include <array>
