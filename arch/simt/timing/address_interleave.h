@@ -12,19 +12,18 @@ namespace loom::simt {
 
 // The unit of `line` among `units`, with the division by `units` worked out once: every L1
 // miss asks for its L2 slice, and every DRAM access for its channel, and a 64-bit division
-// by a run-time value is tens of cycles where a power of two is a shift.
+// by a run-time value is tens of cycles where a power of two is a shift. One unit (or
+// fewer) is a remainder by 1: always unit 0.
 class Interleave {
  public:
-  explicit Interleave(int units = 1) : units_(units), by_units_(static_cast<uint64_t>(units > 1 ? units : 1)) {}
+  explicit Interleave(int units = 1) : by_units_(static_cast<uint64_t>(units > 1 ? units : 1)) {}
   int unit_of(uint64_t line) const {
-    if (units_ <= 1) return 0;
     const uint64_t block = by_units_.quotient(line);
     const uint64_t rotate = block ^ (block >> 5) ^ (block >> 11) ^ (block >> 17);
     return static_cast<int>(by_units_.remainder(line + rotate));
   }
 
  private:
-  int units_ = 1;
   Divider by_units_;
 };
 

@@ -17,7 +17,7 @@ void L1ToL2Lines::configure(int l1_line_bytes, int l1_sector_bytes, int l2_line_
 int L1ToL2Lines::split_general(uint64_t line, uint32_t mask, L2Piece* pieces) const {
   // Every L2 sector that each L1 sector's bytes overlap.
   int count = 0;
-  const uint64_t per_line = static_cast<uint64_t>(l2_line_ / l2_sector_);
+  const auto per_line = static_cast<uint64_t>(per_l2_);
   for (; mask; mask &= mask - 1) {
     const uint64_t first = line * static_cast<uint64_t>(l1_line_) +
                            static_cast<uint64_t>(std::countr_zero(mask)) * static_cast<uint64_t>(l1_sector_);

@@ -37,11 +37,10 @@ class L1ToL2Lines {
   int split_general(uint64_t line, uint32_t mask, L2Piece* pieces) const;
 
   int l1_line_ = 128, l1_sector_ = 32, l2_line_ = 128, l2_sector_ = 32;
-  // > 0: sectors of one size and whole L2 lines in an L1 line, this many of them, each
-  // per_l2_ sectors (the bits of field_).
+  // > 0: sectors of one size and whole L2 lines in an L1 line, this many of them.
   int l2_lines_per_l1_line_ = 0;
-  int per_l2_ = 1;
-  uint32_t field_ = 1;
+  int per_l2_ = 1;       // sectors per L2 line
+  uint32_t field_ = 1;   // an L2 line's sectors as mask bits: per_l2_ ones
 };
 
 }  // namespace loom::simt
