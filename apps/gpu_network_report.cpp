@@ -48,6 +48,7 @@ Json layer_json(const GpuLayerRun& r, const GpuNetworkContext& ctx) {
         {"l2_hit_rate", s.l2_sector_accesses > 0 ? double(s.l2_sector_hits) / double(s.l2_sector_accesses) : 0.0},
         {"tensor_mma_instructions", s.tensor_mma_instructions},
         {"resident_ctas_per_sm", s.resident_ctas_per_sm},
+        {"l1_bytes", s.l1_bytes},
         {"reused_from_identical_launch", r.reused}}},
   };
 }

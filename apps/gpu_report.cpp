@@ -64,7 +64,8 @@ Json gpu_launch_to_json(const GpuLaunchOutcome& run, const simt::GpuConfig& conf
       {"seconds", f.seconds},
       {"clock_hz", config.clock_hz},
       {"occupancy", {{"ctas", s.ctas}, {"resident_ctas_per_sm", s.resident_ctas_per_sm},
-                     {"limiter", s.occupancy_limiter}}},
+                     {"limiter", s.occupancy_limiter}, {"shared_carveout_bytes", s.shared_carveout_bytes},
+                     {"l1_bytes", s.l1_bytes}}},
       {"instructions", {{"warp", s.warp_instructions}, {"thread", s.thread_instructions}, {"ipc", f.ipc}}},
       {"flops", s.flops},
       {"flops_per_second", f.flops_per_second},
@@ -108,6 +109,8 @@ std::string format_gpu_summary(const GpuLaunchOutcome& run, const simt::GpuConfi
   append_format(out, "  tensor cores      %s MMAs, %s 4x4x4 ops, %.1f%% utilized\n",
                 with_commas(s.tensor_mma_instructions).c_str(), with_commas(s.tensor_core_ops).c_str(),
                 100 * f.tensor_utilization);
+  append_format(out, "  L1 / shared       %s KiB L1, %s KiB shared carve-out per SM\n",
+                with_commas(s.l1_bytes / 1024).c_str(), with_commas(s.shared_carveout_bytes / 1024).c_str());
   append_format(out, "  L1 / L2 hit rate  %.1f%% of %s sectors / %.1f%% of %s sectors\n", 100 * f.l1_hit_rate,
                 with_commas(s.l1_sector_accesses).c_str(), 100 * f.l2_hit_rate,
                 with_commas(s.l2_sector_accesses).c_str());

@@ -11,7 +11,7 @@ namespace loom {
 // A field added to one of these structs must be added to its record too, or a resumed run
 // would silently lose it: these asserts make the compiler say so.
 static_assert(sizeof(LayerTiming) == 32, "LayerTiming changed: update layer_timing_to_json / _from_json");
-static_assert(sizeof(simt::GpuStats) == 424, "GpuStats changed: update kGpuCounters and gpu_stats_to_json");
+static_assert(sizeof(simt::GpuStats) == 440, "GpuStats changed: update kGpuCounters and gpu_stats_to_json");
 static_assert(sizeof(LevelMapping) == 176, "LevelMapping changed: update mapping_to_record");
 
 Json layer_timing_to_json(const LayerTiming& t) {
@@ -40,6 +40,8 @@ using S = simt::GpuStats;
 constexpr GpuCounter kGpuCounters[] = {
     {"cycles", &S::cycles},
     {"ctas", &S::ctas},
+    {"shared_carveout_bytes", &S::shared_carveout_bytes},
+    {"l1_bytes", &S::l1_bytes},
     {"warp_instructions", &S::warp_instructions},
     {"thread_instructions", &S::thread_instructions},
     {"flops", &S::flops},

@@ -197,6 +197,39 @@ TEST_CASE("gpu config: impossible values name the field and the rule") {
   expect_error(j, "occupancy.max_threads_per_sm", "at most max_warps_per_sm x warp_size");
 }
 
+TEST_CASE("gpu config: shared-memory carve-outs are ascending, end at shared_bytes and leave whole L1 sets") {
+  const GpuConfig v100 = shipped("v100.json");
+  CHECK(v100.shared_carveouts == std::vector<int64_t>{0, 8192, 16384, 32768, 65536, 98304});
+  CHECK(v100.shared_reserved_per_cta == 0);
+  const GpuConfig h200 = shipped("h200.json");
+  CHECK(h200.shared_carveouts.size() == 10);
+  CHECK(h200.shared_carveouts.back() == h200.shared_bytes);
+  CHECK(h200.shared_reserved_per_cta == 1024);
+  CHECK(h200.max_shared_per_cta + h200.shared_reserved_per_cta == h200.shared_bytes);  // 227 + 1 = 228 KiB
+  CHECK(shipped("t4.json").shared_carveouts == std::vector<int64_t>{32768, 65536});
+
+  Json j = good();
+  j["l1_shared"]["carveouts"] = Json::array({0, 16384, 8192, 98304});
+  expect_error(j, "l1_shared.carveouts[2]", "ascending");
+  j["l1_shared"]["carveouts"] = Json::array({0, 8192, 65536});
+  expect_error(j, "l1_shared.carveouts", "the last is 65536");
+  j["l1_shared"]["carveouts"] = Json::array({0, 131072});
+  expect_error(j, "l1_shared.carveouts[1]", "from 0 to shared_bytes, the last equal to shared_bytes (98304); found 131072");
+  j["l1_shared"]["carveouts"] = Json::array({0, "8 KiB", 98304});
+  expect_error(j, "l1_shared.carveouts[1]", "found \"8 KiB\"");
+  j["l1_shared"]["carveouts"] = Json::array({0.0, 8192.0, 98304.0});  // whole numbers may be written 2.0
+  CHECK(parse(j).shared_carveouts == std::vector<int64_t>{0, 8192, 98304});
+  j["l1_shared"]["carveouts"] = Json::array({0, 8192.5, 98304});
+  expect_error(j, "l1_shared.carveouts[1]", "found 8192.5");
+  j["l1_shared"]["carveouts"] = Json::array();
+  expect_error(j, "l1_shared.carveouts", "ascending array");
+  j["l1_shared"]["carveouts"] = Json::array({4096, 98304});  // 124 KiB of L1 is not whole 8 KiB sets
+  expect_error(j, "l1_shared.l1.associativity", "carve-out 4096");
+  j = good();
+  j["l1_shared"]["shared_reserved_per_cta"] = 1024;  // 96 KiB per CTA plus the reserve no longer fits
+  expect_error(j, "occupancy.max_shared_per_cta", "less l1_shared.shared_reserved_per_cta (1024)");
+}
+
 TEST_CASE("gpu config: a node outside the scaling rule needs energy.technology_nm") {
   Json j = good();
   j["technology_nm"] = 4;
@@ -231,6 +264,8 @@ TEST_CASE("gpu config: the resolved config reloads to the same config") {
     const nlohmann::json resolved = loom::simt::gpu_config_to_json(original);
     const loom::simt::GpuConfig again = loom::simt::parse_gpu_config(resolved, path);
     CHECK(loom::simt::gpu_config_to_json(again) == resolved);
+    CHECK(again.shared_carveouts == original.shared_carveouts);
+    CHECK(again.shared_reserved_per_cta == original.shared_reserved_per_cta);
     CHECK(again.peak_tensor_flops(loom::simt::TensorPrecision::f16_f32) ==
           original.peak_tensor_flops(loom::simt::TensorPrecision::f16_f32));
   }

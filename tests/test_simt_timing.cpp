@@ -456,6 +456,30 @@ TEST_CASE("simt timing: a .cg load (bypass_l1) is served by L2 and never hits or
   CHECK(after.cycles == s.cycles);
 }
 
+TEST_CASE("simt timing: a launch without shared memory gets the whole unified array as L1") {
+  // One warp reads 64 KiB twice, a line per lane: 512 lines. A 32 KiB L1 (the largest
+  // carve-out) keeps none of them for the second pass; the 128 KiB the launch gets when the
+  // driver may pick the carve-out keeps them all.
+  Program p;
+  const int ld = p.add(load(MemorySpace::global, 10, 1));
+  Script twice;
+  for (int pass = 0; pass < 2; ++pass)
+    for (uint64_t base = 0; base < 64 * 1024; base += 32 * 128) twice.push_back(Step{ld, lanes((1 << 20) + base, 128)});
+  GpuConfig fixed = test_gpu();
+  const GpuStats small = run_one_warp(fixed, p, twice);
+  CHECK(small.shared_carveout_bytes == 96 * 1024);
+  CHECK(small.l1_bytes == 32 * 1024);
+  CHECK(small.l1_sector_hits == 0);
+  GpuConfig adaptive = fixed;
+  adaptive.shared_carveouts = {0, 8 * 1024, 16 * 1024, 32 * 1024, 64 * 1024, 96 * 1024};
+  const GpuStats large = run_one_warp(adaptive, p, twice);
+  CHECK(large.shared_carveout_bytes == 0);
+  CHECK(large.l1_bytes == 128 * 1024);
+  CHECK(large.l1_sector_accesses == 1024);
+  CHECK(large.l1_sector_hits == 512);  // the whole second pass
+  CHECK(large.cycles < small.cycles);
+}
+
 TEST_CASE("simt timing: dependent load chains see the L2 hit and DRAM latencies") {
   Program p;
   const int chase = p.add(load(MemorySpace::global, 1, 1));  // p = *p

@@ -209,6 +209,52 @@ TEST_CASE("simt timing: occupancy is limited by each resource in turn, which is 
   CHECK(compute_occupancy(c, cta(64, 33)).registers_per_cta == 2560);
 }
 
+TEST_CASE("simt timing: each launch gets the smallest carve-out that keeps its occupancy, the rest is L1") {
+  GpuConfig c;  // V100: 128 KiB unified; carve-outs as the CUDA guide lists them
+  c.l1.bytes = c.l1_shared_bytes - c.shared_bytes;  // as a config file sets it: 32 KiB
+  c.shared_carveouts = {0, 8 * 1024, 16 * 1024, 32 * 1024, 64 * 1024, 96 * 1024};
+  struct Case {
+    CtaResources r;
+    int ctas;
+    int64_t carveout_kib;
+  };
+  const Case cases[] = {
+      {cta(256), 8, 0},                // no shared memory: all 128 KiB are L1
+      {cta(256, 32, 1), 8, 8},         // 1 byte -> 256 B per CTA, 2 KiB in all: 8 KiB
+      {cta(256, 32, 2048), 8, 16},     // 8 x 2 KiB = 16 KiB fits exactly
+      {cta(256, 32, 2049), 8, 32},     // 8 x 2304 B = 18 KiB: the next, 32 KiB
+      {cta(64, 32, 20000), 4, 96},     // 4 x 20224 B: only the largest holds them
+      {cta(1024, 32, 49152), 2, 96},   // 2 x 48 KiB = 96 KiB
+  };
+  for (const Case& k : cases) {
+    CAPTURE(k.r.threads);
+    CAPTURE(k.r.shared_bytes);
+    const Occupancy o = compute_occupancy(c, k.r);
+    CHECK(o.ctas_per_sm == k.ctas);
+    CHECK(o.shared_carveout == k.carveout_kib * 1024);
+    CHECK(o.l1_bytes == c.l1_shared_bytes - o.shared_carveout);
+    CHECK(o.shared_carveout >= int64_t{o.ctas_per_sm} * o.shared_per_cta);  // shared memory never limits more
+    const GpuConfig launch = config_for_launch(c, o);
+    CHECK(launch.l1.bytes == o.l1_bytes);
+    CHECK(launch.shared_bytes == c.shared_bytes);  // the capacity occupancy is judged against
+  }
+  // Without a list the carve-out is fixed at shared_bytes, and the L1 is the config's.
+  GpuConfig fixed = c;
+  fixed.shared_carveouts.clear();
+  const Occupancy f = compute_occupancy(fixed, cta(256));
+  CHECK(f.shared_carveout == fixed.shared_bytes);
+  CHECK(f.l1_bytes == fixed.l1.bytes);
+  // The system's reserve (compute capability 8.0 and later) counts per CTA: a kernel without
+  // shared memory at 8 CTAs per SM needs 8 KiB, at 32 CTAs 32 KiB.
+  c.shared_reserved_per_cta = 1024;
+  CHECK(compute_occupancy(c, cta(256)).shared_per_cta == 1024);
+  CHECK(compute_occupancy(c, cta(256)).shared_carveout == 8 * 1024);
+  CHECK(compute_occupancy(c, cta(32, 16)).ctas_per_sm == 32);
+  CHECK(compute_occupancy(c, cta(32, 16)).shared_carveout == 32 * 1024);
+  CHECK(compute_occupancy(c, cta(256, 32, 2048)).shared_per_cta == 3072);  // 2 KiB + 1 KiB
+  CHECK(launch_error(c, cta(64, 32, 98304)).find("plus 1024 reserved by the system") != std::string::npos);
+}
+
 TEST_CASE("simt timing: check_launch names the limit a CTA can never meet") {
   const GpuConfig c;
   CHECK(launch_error(c, cta(1024, 64)) == "");

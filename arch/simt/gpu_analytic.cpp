@@ -875,16 +875,18 @@ double wave_cycles(const Profile& p, const GpuConfig& c, double r, double n, dou
 
 }  // namespace
 
-GpuStats estimate_launch(const LaunchRecipe& recipe, const GpuConfig& config) {
+GpuStats estimate_launch(const LaunchRecipe& recipe, const GpuConfig& device) {
   const PtxKernel& kernel = shipped_kernel(recipe.kernel);
   CtaResources cta;
   cta.threads = static_cast<int>(recipe.block.x * recipe.block.y * recipe.block.z);
-  cta.warps = (cta.threads + config.warp_size - 1) / config.warp_size;
+  cta.warps = (cta.threads + device.warp_size - 1) / device.warp_size;
   cta.registers_per_thread = kernel.estimated_registers;
   cta.shared_bytes = kernel.static_shared_bytes;
-  check_launch(config, cta, {recipe.grid.x, recipe.grid.y, recipe.grid.z});
-  check_timing_config(config);
-  const Occupancy occupancy = compute_occupancy(config, cta);
+  check_launch(device, cta, {recipe.grid.x, recipe.grid.y, recipe.grid.z});
+  check_timing_config(device);
+  const Occupancy occupancy = compute_occupancy(device, cta);
+  // The L1 is what this launch's carve-out leaves of the unified array, as in the cycle model.
+  const GpuConfig config = config_for_launch(device, occupancy);
   Profile p = profile_for(recipe, config);
 
   const int64_t ctas = p.grid_x * p.grid_y;
@@ -898,6 +900,8 @@ GpuStats estimate_launch(const LaunchRecipe& recipe, const GpuConfig& config) {
   s.ctas = ctas;
   s.resident_ctas_per_sm = resident;
   s.occupancy_limiter = occupancy.limiter;
+  s.shared_carveout_bytes = occupancy.shared_carveout;
+  s.l1_bytes = occupancy.l1_bytes;
   for (size_t i = 0; i < p.warps.size(); ++i) {
     s.warp_instructions_by_class[i] = std::llround(p.warps[i]);
     s.thread_instructions_by_class[i] = std::llround(p.threads[i]);

@@ -149,6 +149,33 @@ void require_whole_sets(JsonReader& r, const std::string& key, int64_t bytes, in
   }
 }
 
+// l1_shared.carveouts: optional, ascending shared-memory capacities ending at shared_bytes.
+std::vector<int64_t> read_carveouts(JsonReader& s, int64_t shared_bytes) {
+  std::vector<int64_t> out;
+  const nlohmann::json* list = s.optional_value("carveouts");
+  if (!list) return out;
+  const std::string expected = "expected an ascending array of shared-memory capacities in bytes, each a whole number "
+                               "from 0 to shared_bytes, the last equal to shared_bytes (" +
+                               std::to_string(shared_bytes) + ")";
+  if (!list->is_array() || list->empty()) s.fail("carveouts", expected);
+  for (size_t i = 0; i < list->size(); ++i) {
+    const nlohmann::json& v = (*list)[i];
+    const std::string where = "carveouts[" + std::to_string(i) + "]";
+    // Whole numbers may be written 2.0, as everywhere in the file.
+    const bool whole_number = v.is_number_integer() || v.is_number_unsigned() ||
+                              (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>() &&
+                               std::fabs(v.get<double>()) < 9e15);
+    if (!whole_number) s.fail(where, expected + "; found " + v.dump());
+    const int64_t bytes = v.is_number_float() ? static_cast<int64_t>(v.get<double>()) : v.get<int64_t>();
+    if (bytes < 0 || bytes > shared_bytes) s.fail(where, expected + "; found " + std::to_string(bytes));
+    if (!out.empty() && bytes <= out.back())
+      s.fail(where, expected + "; found " + std::to_string(bytes) + " after " + std::to_string(out.back()));
+    out.push_back(bytes);
+  }
+  if (out.back() != shared_bytes) s.fail("carveouts", expected + "; the last is " + std::to_string(out.back()));
+  return out;
+}
+
 void read_l1_shared(JsonReader s, GpuConfig& c) {
   c.l1_shared_bytes = whole(s, "bytes", 1, INT64_MAX);
   c.shared_bytes = whole(s, "shared_bytes", 0, INT64_MAX);
@@ -156,6 +183,8 @@ void read_l1_shared(JsonReader s, GpuConfig& c) {
     s.fail("shared_bytes", "must be at most l1_shared.bytes (" + std::to_string(c.l1_shared_bytes) +
                                "): shared memory is a carve-out of the unified array");
   }
+  c.shared_carveouts = read_carveouts(s, c.shared_bytes);
+  c.shared_reserved_per_cta = whole(s, "shared_reserved_per_cta", 0, c.shared_bytes, 0);
   c.shared_banks = power_of_two(s, "shared_banks", 32);
   c.shared_bank_bytes = power_of_two(s, "shared_bank_bytes", 4);
   c.shared_latency = small(s, "shared_latency", 1);
@@ -168,6 +197,10 @@ void read_l1_shared(JsonReader s, GpuConfig& c) {
   c.l1.mshrs = small(l1, "mshrs", 1);
   require_whole_sets(l1, "associativity", c.l1.bytes, c.l1.line_bytes, c.l1.associativity,
                      "the L1 (l1_shared.bytes - shared_bytes)");
+  // Every carve-out leaves an L1 of whole sets too (the L1 a launch may get).
+  for (const int64_t carveout : c.shared_carveouts)
+    require_whole_sets(l1, "associativity", c.l1_shared_bytes - carveout, c.l1.line_bytes, c.l1.associativity,
+                       "the L1 left by carve-out " + std::to_string(carveout) + " (l1_shared.bytes - carve-out)");
   l1.finish();
   s.finish();
 }
@@ -255,9 +288,12 @@ GpuConfig parse_gpu_config(const nlohmann::json& doc, const std::string& source_
   read_units(r.object("units"), c);
   read_tensor(r.object("tensor_core"), c.tensor);
   read_l1_shared(r.object("l1_shared"), c);
-  if (c.max_shared_per_cta > c.shared_bytes) {
+  if (c.max_shared_per_cta + c.shared_reserved_per_cta > c.shared_bytes) {
     throw InputError(source_name, "occupancy.max_shared_per_cta",
-                     "must be at most l1_shared.shared_bytes (" + std::to_string(c.shared_bytes) + ")");
+                     "must be at most l1_shared.shared_bytes (" + std::to_string(c.shared_bytes) + ")" +
+                         (c.shared_reserved_per_cta > 0
+                              ? " less l1_shared.shared_reserved_per_cta (" + std::to_string(c.shared_reserved_per_cta) + ")"
+                              : std::string()));
   }
   read_l2(r.object("l2"), c);
   read_dram(r.object("dram"), c);
@@ -307,7 +343,7 @@ nlohmann::json unit_json(const FunctionalUnitConfig& u) {
 // reloads to the same GpuConfig.
 nlohmann::json gpu_config_to_json(const GpuConfig& c) {
   const TensorCoreConfig& t = c.tensor;
-  return {
+  nlohmann::json j = {
       {"schema", "loom-arch/1"},
       {"kind", "gpu"},
       {"name", c.name},
@@ -353,6 +389,7 @@ nlohmann::json gpu_config_to_json(const GpuConfig& c) {
       {"l1_shared",
        {{"bytes", c.l1_shared_bytes},
         {"shared_bytes", c.shared_bytes},
+        {"shared_reserved_per_cta", c.shared_reserved_per_cta},
         {"shared_banks", c.shared_banks},
         {"shared_bank_bytes", c.shared_bank_bytes},
         {"shared_latency", c.shared_latency},
@@ -382,6 +419,8 @@ nlohmann::json gpu_config_to_json(const GpuConfig& c) {
                      : nlohmann::json{{"table", c.energy_table}}},
       {"sources", c.sources},
   };
+  if (!c.shared_carveouts.empty()) j["l1_shared"]["carveouts"] = c.shared_carveouts;
+  return j;
 }
 
 }  // namespace loom::simt

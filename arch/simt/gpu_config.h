@@ -80,11 +80,19 @@ struct GpuConfig {
 
   // L1 / shared memory (unified, per SM).
   int64_t l1_shared_bytes = 128 * 1024;  // the unified array
-  int64_t shared_bytes = 96 * 1024;      // carve-out for shared memory; the rest is L1
+  int64_t shared_bytes = 96 * 1024;      // the largest carve-out for shared memory; the rest is L1
+  // The shared-memory capacities the SM can be configured to, ascending, the largest being
+  // shared_bytes. Empty: the carve-out is always shared_bytes. Otherwise each launch gets
+  // the smallest one that holds its resident CTAs' shared memory, and the rest of the array
+  // is its L1 (launch_carveout in occupancy.h).
+  std::vector<int64_t> shared_carveouts;
+  // Shared memory the system reserves per resident CTA (1 KiB on compute capability 8.0 and
+  // later): counted for occupancy and for the carve-out, not usable by the kernel.
+  int64_t shared_reserved_per_cta = 0;
   int shared_banks = 32;
   int shared_bank_bytes = 4;
   int shared_latency = 19;               // load-to-use, no conflicts
-  CacheConfig l1;                        // bytes = l1_shared_bytes - shared_bytes
+  CacheConfig l1;                        // bytes = l1_shared_bytes - shared_bytes (the smallest L1)
 
   // Interconnect between SMs and L2 slices.
   int noc_latency = 0;                   // one-way cycles, added to L2 and DRAM accesses

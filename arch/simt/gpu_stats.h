@@ -29,6 +29,8 @@ struct GpuStats {
   int64_t ctas = 0;
   int resident_ctas_per_sm = 0;           // occupancy the CTA scheduler achieved
   const char* occupancy_limiter = "";     // "threads", "warps", "registers", "shared", "ctas"
+  int64_t shared_carveout_bytes = 0;      // the launch's shared-memory carve-out (occupancy.h)
+  int64_t l1_bytes = 0;                   // the L1 that carve-out leaves
 
   int64_t warp_instructions = 0;
   int64_t thread_instructions = 0;        // sum of active lanes

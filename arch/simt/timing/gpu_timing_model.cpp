@@ -15,22 +15,29 @@ namespace loom::simt {
 // ---------------------------------------------------------------------------------------
 // Launch set-up and CTAs
 
-void GpuTimingModel::begin(const GpuConfig& config, WarpInstructionSource& source) {
-  check_timing_config(config);
+void GpuTimingModel::begin(const GpuConfig& device, WarpInstructionSource& source) {
+  check_timing_config(device);
   const int64_t total = source.cta_count();
   if (total < 0) throw InputError("", "launch", "the grid has a negative number of CTAs");
   cta_ = source.cta_resources();
   if (total > 0) {
-    check_launch(config, cta_, GridDims{total, 1, 1});
-    occupancy_ = compute_occupancy(config, cta_);
+    check_launch(device, cta_, GridDims{total, 1, 1});
+    occupancy_ = compute_occupancy(device, cta_);
   } else {
     occupancy_ = Occupancy{};
+    occupancy_.shared_carveout = device.shared_bytes;
+    occupancy_.l1_bytes = device.l1.bytes;
   }
+  // The L1 is what this launch's carve-out leaves of the unified array.
+  config_storage_ = config_for_launch(device, occupancy_);
+  const GpuConfig& config = config_storage_;
   config_ = &config;
   source_ = &source;
   stats_ = GpuStats{};
   stats_.ctas = total;
   stats_.occupancy_limiter = occupancy_.limiter;
+  stats_.shared_carveout_bytes = occupancy_.shared_carveout;
+  stats_.l1_bytes = occupancy_.l1_bytes;
   units_ = FunctionalUnits::timings(config);
   mma_.reset(config.tensor, config.source_file);
   facts_.reset(config.register_banks, config.register_bank_ports);

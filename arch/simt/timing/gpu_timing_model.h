@@ -31,7 +31,7 @@ namespace loom::simt {
 class GpuTimingModel {
  public:
   // Checks the launch (InputError on a CTA that can never fit), dispatches the first CTAs.
-  // `config` and `source` must outlive the launch.
+  // `source` must outlive the launch; the model keeps its own copy of `config`.
   void begin(const GpuConfig& config, WarpInstructionSource& source);
   // Simulates the cycles before `stop`; true once the launch has finished.
   bool run_until(int64_t stop);
@@ -85,6 +85,7 @@ class GpuTimingModel {
   void warp_finished(SmState& sm, WarpSlot& w, int64_t c);
   void release_barrier(SmState& sm, int cta, int64_t c);
 
+  GpuConfig config_storage_;  // the launch's view of the config (config_for_launch)
   const GpuConfig* config_ = nullptr;
   WarpInstructionSource* source_ = nullptr;
   CtaResources cta_{};

@@ -16,6 +16,11 @@ int64_t round_up(int64_t value, int64_t unit) { return (value + unit - 1) / unit
 
 std::string n(int64_t v) { return std::to_string(v); }
 
+// A CTA's shared memory as allocated: its own and the system's reserve, in whole units.
+int64_t shared_allocated(const GpuConfig& c, const CtaResources& cta) {
+  return round_up(cta.shared_bytes + c.shared_reserved_per_cta, kSharedAllocationUnit);
+}
+
 }  // namespace
 
 int64_t registers_per_warp(const GpuConfig& config, int registers_per_thread) {
@@ -36,9 +41,11 @@ void check_launch(const GpuConfig& c, const CtaResources& cta, const GridDims& g
   if (cta.shared_bytes > c.max_shared_per_cta)
     launch_error("shared memory per CTA " + n(cta.shared_bytes) + " bytes exceeds max_shared_per_cta " +
                  n(c.max_shared_per_cta));
-  if (round_up(cta.shared_bytes, kSharedAllocationUnit) > c.shared_bytes)
-    launch_error("shared memory per CTA " + n(cta.shared_bytes) + " bytes exceeds the shared-memory carve-out " +
-                 "shared_bytes " + n(c.shared_bytes));
+  if (shared_allocated(c, cta) > c.shared_bytes)
+    launch_error("shared memory per CTA " + n(cta.shared_bytes) + " bytes" +
+                 (c.shared_reserved_per_cta > 0 ? " (plus " + n(c.shared_reserved_per_cta) + " reserved by the system)"
+                                                : std::string()) +
+                 " exceeds the shared-memory carve-out shared_bytes " + n(c.shared_bytes));
   if (cta.registers_per_thread < 0 || cta.registers_per_thread > c.max_registers_per_thread)
     launch_error("registers per thread " + n(cta.registers_per_thread) + " exceed max_registers_per_thread " +
                  n(c.max_registers_per_thread));
@@ -56,7 +63,7 @@ void check_launch(const GpuConfig& c, const CtaResources& cta, const GridDims& g
 Occupancy compute_occupancy(const GpuConfig& c, const CtaResources& cta) {
   Occupancy o;
   o.registers_per_cta = registers_per_warp(c, cta.registers_per_thread) * cta.warps;
-  o.shared_per_cta = round_up(cta.shared_bytes, kSharedAllocationUnit);
+  o.shared_per_cta = shared_allocated(c, cta);
   constexpr int64_t kUnlimited = int64_t{1} << 40;
   const struct {
     const char* name;
@@ -75,7 +82,24 @@ Occupancy compute_occupancy(const GpuConfig& c, const CtaResources& cta) {
       o.limiter = l.name;
     }
   o.ctas_per_sm = static_cast<int>(std::max<int64_t>(best, 0));
+  o.shared_carveout = launch_carveout(c, o.ctas_per_sm, o.shared_per_cta);
+  // What the launch leaves of the largest carve-out joins the L1 (the whole array less the
+  // carve-out, in a config read from a file).
+  o.l1_bytes = c.l1.bytes + (c.shared_bytes - o.shared_carveout);
   return o;
+}
+
+int64_t launch_carveout(const GpuConfig& c, int ctas_per_sm, int64_t shared_per_cta) {
+  const int64_t needed = int64_t{ctas_per_sm} * shared_per_cta;
+  for (const int64_t carveout : c.shared_carveouts)
+    if (carveout >= needed) return carveout;
+  return c.shared_bytes;
+}
+
+GpuConfig config_for_launch(const GpuConfig& config, const Occupancy& occupancy) {
+  GpuConfig launch = config;
+  launch.l1.bytes = occupancy.l1_bytes;
+  return launch;
 }
 
 }  // namespace loom::simt
