@@ -36,6 +36,11 @@ void add_gpu_command(CLI::App& app, GpuArgs& args) {
   gpu->add_option("--seed", args.seed, "Seed of the buffers' random contents")->capture_default_str();
   gpu->add_option("--registers", args.registers,
                   "Registers per thread for occupancy (default: loom's liveness estimate)");
+  gpu->add_option("--issue-order", args.issue_order,
+                  "scheduled: each block in the order ptxas's scheduler would roughly give it, loads first; "
+                  "written: exactly as the PTX is written (docs/simt-model.md)")
+      ->check(CLI::IsMember({"scheduled", "written"}))
+      ->capture_default_str();
   gpu->add_flag("--no-check", args.no_check, "Skip reading outputs back and checking them against the CPU reference");
   gpu->add_flag("--list", args.list, "List the shipped kernels and their size parameters");
   gpu->add_flag("-q,--quiet", args.quiet, "Print only the one-line result");
@@ -92,6 +97,7 @@ void read_launch_file(GpuArgs& args) {
   list("args", args.args);
   if (r.has("seed")) args.seed = static_cast<uint64_t>(r.non_negative_integer("seed", 1));
   if (r.has("registers_per_thread")) args.registers = static_cast<int>(r.positive_integer("registers_per_thread"));
+  if (r.has("issue_order")) args.issue_order = r.choice("issue_order", {"scheduled", "written"});
   r.finish();
   if (args.kernel.size() > 4 && args.kernel.substr(args.kernel.size() - 4) == ".ptx" &&
       std::filesystem::path(args.kernel).is_relative() && !base.empty()) {
@@ -108,7 +114,10 @@ GpuLaunchOutcome run_gpu_launch(const GpuArgs& args, const Architecture& arch) {
   }
   const simt::GpuConfig& config = arch.gpu();
 
+  if (args.issue_order != "scheduled" && args.issue_order != "written")
+    throw InputError("", "issue_order", "\"scheduled\" or \"written\", got \"" + args.issue_order + "\"");
   const bool shipped = simt::is_catalog_kernel(args.kernel);
+  const simt::DecodeOptions decode{.schedule = args.issue_order != "written"};
   simt::LaunchRecipe recipe;
   simt::PtxKernel custom_kernel;
   const simt::PtxKernel* kernel = nullptr;
@@ -122,12 +131,12 @@ GpuLaunchOutcome run_gpu_launch(const GpuArgs& args, const Architecture& arch) {
       }
     }
     recipe = simt::make_launch_recipe(args.kernel, simt::parse_size_list(args.sizes, "--size"));
-    kernel = &simt::shipped_kernel(args.kernel);
+    kernel = &simt::shipped_kernel(args.kernel, decode);
   } else {
     if (!args.sizes.empty()) {
       throw InputError("", "--size", "--size applies to shipped kernels; a .ptx kernel takes --grid, --block, --args");
     }
-    custom_kernel = simt::load_ptx_kernel(args.kernel, args.entry);
+    custom_kernel = simt::load_ptx_kernel(args.kernel, args.entry, decode);
     kernel = &custom_kernel;
     recipe = simt::make_custom_recipe(custom_kernel, args.kernel, args.grid, args.block, args.args);
   }
@@ -150,6 +159,7 @@ GpuLaunchOutcome run_gpu_launch(const GpuArgs& args, const Architecture& arch) {
   GpuLaunchOutcome outcome;
   outcome.kernel = args.kernel;
   outcome.entry = kernel->name;
+  outcome.issue_order = args.issue_order;
   outcome.grid = recipe.grid;
   outcome.block = recipe.block;
   if (shipped) outcome.sizes = recipe.sizes;

@@ -25,6 +25,7 @@ struct GpuArgs {
   std::string out = "loom-out";
   uint64_t seed = 1;
   int registers = 0;
+  std::string issue_order = "scheduled";  // or "written": the PTX's own order (issue_order.h)
   bool no_check = false;
   bool list = false;
   bool quiet = false;

@@ -56,6 +56,7 @@ Json gpu_launch_to_json(const GpuLaunchOutcome& run, const simt::GpuConfig& conf
       {"arch", config.name},
       {"kernel", run.kernel},
       {"entry", run.entry},
+      {"issue_order", run.issue_order},
       {"grid", dim_json(run.grid)},
       {"block", dim_json(run.block)},
       {"sizes", run.sizes},

@@ -17,6 +17,7 @@ namespace loom {
 struct GpuLaunchOutcome {
   std::string kernel;    // catalog name or the .ptx path
   std::string entry;
+  std::string issue_order = "scheduled";  // "written": the PTX's own order
   simt::Dim3 grid, block;
   std::map<std::string, int64_t> sizes;  // catalog kernels only
   simt::GpuStats stats;

@@ -112,6 +112,31 @@ TEST_CASE("gpu cli: a custom .ptx kernel and a JSON launch file run") {
   CHECK(contains(list.out, "pointer_chase"));
 }
 
+TEST_CASE("gpu cli: --issue-order written runs the PTX as written; the scheduled order is faster on the naive GEMM") {
+  TempDir dir;
+  const RunResult scheduled = run_loom(dir, {"gpu", "--arch", kV100, "--kernel", "naive_gemm", "--size", "M=64,N=64,K=64",
+                                             "-q", "--out", dir / "s"});
+  const RunResult written = run_loom(dir, {"gpu", "--arch", kV100, "--kernel", "naive_gemm", "--size", "M=64,N=64,K=64",
+                                           "--issue-order", "written", "-q", "--out", dir / "w"});
+  REQUIRE(scheduled.code == 0);
+  REQUIRE(written.code == 0);
+  const json s = json::parse(read_file(dir.path() / "s" / "report.json"));
+  const json w = json::parse(read_file(dir.path() / "w" / "report.json"));
+  CHECK(s["issue_order"] == "scheduled");
+  CHECK(w["issue_order"] == "written");
+  CHECK(s["verification"]["ok"] == true);
+  CHECK(w["verification"]["ok"] == true);
+  CHECK(s["instructions"]["warp"] == w["instructions"]["warp"]);  // the same instructions...
+  CHECK(s["cycles"].get<int64_t>() * 2 < w["cycles"].get<int64_t>());  // ...with the loads in flight together
+  write_file(dir.path() / "launch.json", R"({"arch": ")" + kV100 +
+                                             R"(", "kernel": "naive_gemm", "sizes": {"M": 64, "N": 64, "K": 64}, "issue_order": "written"})");
+  REQUIRE(run_loom(dir, {"gpu", "--launch", dir / "launch.json", "-q", "--out", dir / "l"}).code == 0);
+  CHECK(json::parse(read_file(dir.path() / "l" / "report.json"))["cycles"] == w["cycles"]);
+  const RunResult bad = run_loom(dir, {"gpu", "--arch", kV100, "--kernel", "naive_gemm", "--issue-order", "random"});
+  CHECK(bad.code != 0);
+  CHECK(contains(bad.err, "--issue-order"));
+}
+
 TEST_CASE("gpu cli: bad PTX, bad arguments, oversized launches and out-of-bounds accesses exit 2 with a clear error") {
   TempDir dir;
   const std::string out = dir / "out";

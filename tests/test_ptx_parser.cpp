@@ -231,7 +231,7 @@ TEST_CASE("ptx decode: static information for the timing model") {
   shfl.sync.bfly.b32 %r1, %r2, 1, 31, -1;
 DONE:
   ret;
-)", ".param .u64 out"), "s.ptx"), "");
+)", ".param .u64 out"), "s.ptx"), "", DecodeOptions{.schedule = false});  // as written: facts by pc
   REQUIRE(k.statics.size() == 13);
   auto id = [&](const std::string& name) {
     for (size_t i = 0; i < k.registers.size(); ++i)

@@ -49,6 +49,7 @@ struct StaticInstruction {
   bool is_barrier = false;                // bar.sync / barrier.sync
   bool is_branch = false;                 // bra (may diverge)
   bool is_exit = false;                   // ret / exit
+  bool is_atomic = false;                 // atom / red: a read-modify-write of memory
   // For global loads: ld.global.cg ("cache global") is served by L2 without looking up or
   // allocating in L1, so repeated reads never hit L1 (microbenchmarks use it to time L2).
   bool bypass_l1 = false;

@@ -139,6 +139,11 @@ class SameAsTheCli(unittest.TestCase):
         self.assertIn(f"{report['cycles']:,} cycles".replace(",", ""), r.stdout.replace(",", ""))
         names = [k["name"] for k in loom.kernels()]
         self.assertIn("wmma_gemm", names)
+        written = loom.gpu_kernel("v100", "tiled_gemm", {"M": 64, "N": 32, "K": 48}, issue_order="written")
+        self.assertEqual(written["issue_order"], "written")
+        self.assertEqual(written["instructions"]["warp"], report["instructions"]["warp"])
+        with self.assertRaises(loom.InputError):
+            loom.gpu_kernel("v100", "tiled_gemm", {"M": 64}, issue_order="random")
 
     def test_one_process_runs_a_systolic_array_then_a_gpu_then_the_array_again(self):
         first = loom.run("systolic_32x32_ws", "lenet5").summary.totals["cycles"]

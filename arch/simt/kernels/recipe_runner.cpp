@@ -17,16 +17,16 @@
 
 namespace loom::simt {
 
-const PtxKernel& shipped_kernel(const std::string& name) {
+const PtxKernel& shipped_kernel(const std::string& name, const DecodeOptions& options) {
   static std::mutex mutex;
-  static std::map<std::string, std::unique_ptr<PtxKernel>> decoded;
+  static std::map<std::pair<std::string, bool>, std::unique_ptr<PtxKernel>> decoded;
   std::lock_guard<std::mutex> lock(mutex);
-  auto& slot = decoded[name];
+  auto& slot = decoded[{name, options.schedule}];
   if (!slot) {
     const std::string_view text = embedded_file("ptx/" + name);
     LOOM_CHECK(!text.empty(), "simt", "shipped kernel '" + name + "' is not compiled into the binary");
     const PtxModule module = parse_ptx(text, "validate/kernels/" + name + ".ptx");
-    slot = std::make_unique<PtxKernel>(decode_kernel(module, name));
+    slot = std::make_unique<PtxKernel>(decode_kernel(module, name, options));
   }
   return *slot;
 }

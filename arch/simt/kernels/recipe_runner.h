@@ -13,14 +13,15 @@
 #include "arch/simt/kernels/kernel_reference.h"
 #include "arch/simt/ptx/functional_model.h"
 #include "arch/simt/ptx/global_memory.h"
+#include "arch/simt/ptx/ptx_decode.h"
 #include "arch/simt/ptx/ptx_program.h"
 #include "arch/simt/timing/gpu_engine.h"
 
 namespace loom::simt {
 
 // The shipped kernel `name`, decoded from the PTX compiled into the binary (decoded once per
-// process).
-const PtxKernel& shipped_kernel(const std::string& name);
+// process and issue order).
+const PtxKernel& shipped_kernel(const std::string& name, const DecodeOptions& options = {});
 
 // One launch made ready: device memory holding the buffers, the arguments bound, and the
 // functional model built over them (run it with simulate_launch or run_functional).

@@ -187,6 +187,7 @@ void atomic(D& x, bool returns) {
   x.classify(Unit::ldst, returns ? load_energy(a.space) : store_energy(a.space));
   x.info().space = static_space(a.space);
   x.info().is_store = !returns;
+  x.info().is_atomic = true;
 }
 void decode_atom(D& x) { atomic(x, true); }
 void decode_red(D& x) { atomic(x, false); }

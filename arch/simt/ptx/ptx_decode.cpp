@@ -1,6 +1,7 @@
 #include "arch/simt/ptx/ptx_decode.h"
 
 #include "arch/simt/ptx/decode_context.h"
+#include "arch/simt/ptx/issue_order.h"
 #include "arch/simt/ptx/ptx_parser.h"
 #include "arch/simt/ptx/reconvergence.h"
 #include "arch/simt/ptx/register_estimate.h"
@@ -28,7 +29,7 @@ bool falls_off_end(const std::vector<DecodedInstruction>& code) {
 
 }  // namespace
 
-PtxKernel decode_kernel(const PtxModule& module, const std::string& entry_name) {
+PtxKernel decode_kernel(const PtxModule& module, const std::string& entry_name, const DecodeOptions& options) {
   const PtxEntry& entry = module.entry(entry_name);
   PtxKernel kernel;
   DecodeContext context(module, entry, kernel);
@@ -64,15 +65,18 @@ PtxKernel decode_kernel(const PtxModule& module, const std::string& entry_name) 
     kernel.code.push_back(exit);
     kernel.statics.push_back(info);
   }
-  assign_reconvergence_points(kernel.code);
+  // The register estimate (occupancy) is the PTX's as written: hoisting loads lengthens live
+  // ranges, which ptxas weighs against register pressure and this pass does not.
   kernel.live_register_words = max_live_register_words(kernel);
   kernel.estimated_registers = estimate_registers_per_thread(kernel);
+  if (options.schedule) schedule_issue_order(kernel);
+  assign_reconvergence_points(kernel.code);
   pack_register_slots(kernel);  // after everything that reads operands as register ids
   return kernel;
 }
 
-PtxKernel load_ptx_kernel(const std::string& path, const std::string& entry_name) {
-  return decode_kernel(load_ptx_file(path), entry_name);
+PtxKernel load_ptx_kernel(const std::string& path, const std::string& entry_name, const DecodeOptions& options) {
+  return decode_kernel(load_ptx_file(path), entry_name, options);
 }
 
 }  // namespace loom::simt

@@ -10,10 +10,16 @@
 
 namespace loom::simt {
 
+struct DecodeOptions {
+  // Issue each block in the order ptxas's scheduler would roughly give it (issue_order.h);
+  // false: exactly as the PTX is written.
+  bool schedule = true;
+};
+
 // The kernel `entry_name` of the module ("" when the module has exactly one).
-PtxKernel decode_kernel(const PtxModule& module, const std::string& entry_name);
+PtxKernel decode_kernel(const PtxModule& module, const std::string& entry_name, const DecodeOptions& options = {});
 
 // load_ptx_file + decode_kernel.
-PtxKernel load_ptx_kernel(const std::string& path, const std::string& entry_name);
+PtxKernel load_ptx_kernel(const std::string& path, const std::string& entry_name, const DecodeOptions& options = {});
 
 }  // namespace loom::simt

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "arch/simt/ptx/control_flow_graph.h"
+#include "arch/simt/ptx/register_access.h"
 
 namespace loom::simt {
 
@@ -39,61 +40,13 @@ class Bits {
   std::vector<uint64_t> w_;
 };
 
-// The registers one instruction reads and writes (PTX register ids = original storage slots).
-struct Access {
-  std::vector<uint32_t> reads, writes;
-};
-
-bool auxiliary_operand(const DecodedInstruction& d) { return d.flags & DecodedInstruction::kFlagAuxOperand; }
-
-void add_unique(std::vector<uint32_t>& v, uint32_t r) {
-  if (std::find(v.begin(), v.end(), r) == v.end()) v.push_back(r);
-}
-
-// Every register operand the executor may index, from the decoded fields (all entries of
-// src/dst, since renaming touches all of them) and the decoder's own register lists.
-// False if a register the decoder noted is in no field the renaming covers.
-bool collect(const PtxKernel& k, std::vector<Access>& out) {
-  const uint32_t regs = k.register_count();
-  auto is_reg = [&](uint64_t x) { return x != kNoOperand && !(x & kConstantFlag) && x < regs; };
-  out.resize(k.code.size());
-  for (size_t pc = 0; pc < k.code.size(); ++pc) {
-    const DecodedInstruction& d = k.code[pc];
-    const StaticInstruction& s = k.statics[pc];
-    Access& a = out[pc];
-    std::vector<uint32_t> fields;
-    for (uint32_t x : d.src)
-      if (is_reg(x)) fields.push_back(x);
-    for (const uint64_t x : {uint64_t{d.guard}, uint64_t{d.address}})
-      if (is_reg(x)) fields.push_back(static_cast<uint32_t>(x));
-    if (auxiliary_operand(d) && is_reg(d.aux)) fields.push_back(static_cast<uint32_t>(d.aux));
-    for (int i = 0; i < d.n_src; ++i)
-      if (is_reg(d.src[static_cast<size_t>(i)])) add_unique(a.reads, d.src[static_cast<size_t>(i)]);
-    for (const uint64_t x : {uint64_t{d.guard}, uint64_t{d.address}})
-      if (is_reg(x)) add_unique(a.reads, static_cast<uint32_t>(x));
-    if (auxiliary_operand(d) && is_reg(d.aux)) add_unique(a.reads, static_cast<uint32_t>(d.aux));
-    for (int i = 0; i < s.n_src; ++i) {
-      if (std::find(fields.begin(), fields.end(), s.src[static_cast<size_t>(i)]) == fields.end()) return false;
-      add_unique(a.reads, s.src[static_cast<size_t>(i)]);
-    }
-    for (int i = 0; i < d.n_dst; ++i)
-      if (is_reg(d.dst[static_cast<size_t>(i)])) add_unique(a.writes, d.dst[static_cast<size_t>(i)]);
-    for (int i = 0; i < s.n_dst; ++i) {
-      const uint32_t r = s.dst[static_cast<size_t>(i)];
-      if (std::find(d.dst.begin(), d.dst.end(), r) == d.dst.end()) return false;
-      add_unique(a.writes, r);
-    }
-  }
-  return true;
-}
-
 }  // namespace
 
 void pack_register_slots(PtxKernel& k) {
   const size_t regs = k.register_count();
   if (regs == 0 || regs > kMaxPackedRegisters || k.code.empty()) return;
-  std::vector<Access> access;
-  if (!collect(k, access)) return;
+  std::vector<RegisterAccess> access;
+  if (!collect_register_access(k, access)) return;
   // A guarded write may not happen, so it does not end the old value's life.
   auto kills = [&](size_t pc) { return k.code[pc].guard == kNoOperand; };
 
@@ -130,7 +83,7 @@ void pack_register_slots(PtxKernel& k) {
   for (uint32_t b = 0; b < blocks; ++b) {
     Bits live = live_out[b];
     for (uint32_t pc = g.end_of(b); pc-- > g.block_start[b];) {
-      const Access& a = access[pc];
+      const RegisterAccess& a = access[pc];
       for (uint32_t w : a.writes) {
         live.for_each([&](size_t v) { edge(w, v); });
         for (uint32_t x : a.writes) edge(w, x);
