@@ -19,7 +19,7 @@ bool is_load(const StaticInstruction& s) { return s.unit == Unit::ldst && !s.is_
 
 // Instructions that stay in place and bound the regions scheduled between them.
 bool fixed(const DecodedInstruction& d, const StaticInstruction& s) {
-  return d.control != Control::none || s.unit == Unit::control || s.is_store || s.is_atomic || s.is_barrier ||
+  return d.control != Control::none || s.unit == Unit::control || s.is_store || s.is_atomic ||
          s.unit == Unit::tensor || d.exec == clock_handler();
 }
 
@@ -36,9 +36,7 @@ int priority_latency(const StaticInstruction& s) {
         return 400;  // global, local, generic
     }
   }
-  switch (s.unit) {
-    case Unit::tensor:
-      return 32;
+  switch (s.unit) {  // tensor-core instructions are fixed, never scheduled
     case Unit::sfu:
       return 16;
     case Unit::fp64:

@@ -7,12 +7,14 @@
 // scheduler does, by the longest latency path to the block's end, and changes no result:
 //  * an instruction never moves past one it shares a register with (read after write,
 //    write after read or write), guards and address registers included;
-//  * control flow (branches, exits, bar.sync, fences, votes and shuffles), stores, atomics
-//    and %clock reads stay where they are, and nothing moves across them;
+//  * control flow (branches, exits, bar.sync, fences, votes and shuffles), stores, atomics,
+//    %clock reads and tensor-core instructions stay where they are, and nothing moves
+//    across them (MMAs, because the H200 measurement shows the GPU does not start the next
+//    k-step's fragment loads before the current MMA: docs/simt-model.md);
 //  * loads keep their order among themselves (volatile or not);
 //  * block boundaries, and so every branch target and reconvergence point, are unchanged.
-// Latencies are only priorities here (global loads first, then shared loads, MMAs and the
-// rest); the timing model charges the configured ones.
+// Latencies are only priorities here (global loads first, then shared loads, SFU and FP64
+// operations, the rest); the timing model charges the configured ones.
 #pragma once
 
 #include "arch/simt/ptx/ptx_program.h"
