@@ -134,12 +134,17 @@ const Json* JsonReader::optional_value(const std::string& key) {
   return &*it;
 }
 
-int64_t JsonReader::as_integer(const Json& v, const std::string& key) const {
+std::optional<int64_t> JsonReader::whole_number(const Json& v) {
   if (v.is_number_integer()) return v.get<int64_t>();
   if (v.is_number_float()) {
     const double d = v.get<double>();
     if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15) return static_cast<int64_t>(d);
   }
+  return std::nullopt;
+}
+
+int64_t JsonReader::as_integer(const Json& v, const std::string& key) const {
+  if (const std::optional<int64_t> n = whole_number(v)) return *n;
   fail(key, "expected a whole number, got " + v.dump());
 }
 

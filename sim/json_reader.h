@@ -32,6 +32,8 @@ class JsonReader {
   bool has(const std::string& key) const;
 
   // Integers must be whole numbers (a JSON 1.5 is rejected, 2.0 accepted).
+  // whole_number is that rule for a value read raw (an array entry): nullopt if it breaks it.
+  static std::optional<int64_t> whole_number(const Json& v);
   int64_t integer(const std::string& key);
   int64_t integer(const std::string& key, int64_t fallback);
   int64_t positive_integer(const std::string& key);

@@ -162,11 +162,9 @@ std::vector<int64_t> read_carveouts(JsonReader& s, int64_t shared_bytes) {
     const nlohmann::json& v = (*list)[i];
     const std::string where = "carveouts[" + std::to_string(i) + "]";
     // Whole numbers may be written 2.0, as everywhere in the file.
-    const bool whole_number = v.is_number_integer() || v.is_number_unsigned() ||
-                              (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>() &&
-                               std::fabs(v.get<double>()) < 9e15);
-    if (!whole_number) s.fail(where, expected + "; found " + v.dump());
-    const int64_t bytes = v.is_number_float() ? static_cast<int64_t>(v.get<double>()) : v.get<int64_t>();
+    const std::optional<int64_t> whole_bytes = JsonReader::whole_number(v);
+    if (!whole_bytes) s.fail(where, expected + "; found " + v.dump());
+    const int64_t bytes = *whole_bytes;
     if (bytes < 0 || bytes > shared_bytes) s.fail(where, expected + "; found " + std::to_string(bytes));
     if (!out.empty() && bytes <= out.back())
       s.fail(where, expected + "; found " + std::to_string(bytes) + " after " + std::to_string(out.back()));
