@@ -24,14 +24,15 @@ bool collect_register_access(const PtxKernel& k, std::vector<RegisterAccess>& ou
     std::vector<uint32_t> fields;
     for (uint32_t x : d.src)
       if (is_reg(x)) fields.push_back(x);
-    for (const uint64_t x : {uint64_t{d.guard}, uint64_t{d.address}})
-      if (is_reg(x)) fields.push_back(static_cast<uint32_t>(x));
-    if (auxiliary_operand(d) && is_reg(d.aux)) fields.push_back(static_cast<uint32_t>(d.aux));
     for (int i = 0; i < d.n_src; ++i)
       if (is_reg(d.src[static_cast<size_t>(i)])) add_unique(a.reads, d.src[static_cast<size_t>(i)]);
-    for (const uint64_t x : {uint64_t{d.guard}, uint64_t{d.address}})
-      if (is_reg(x)) add_unique(a.reads, static_cast<uint32_t>(x));
-    if (auxiliary_operand(d) && is_reg(d.aux)) add_unique(a.reads, static_cast<uint32_t>(d.aux));
+    // The guard, the address and wmma's stride are fields and reads alike.
+    const uint64_t aux = auxiliary_operand(d) ? d.aux : uint64_t{kNoOperand};
+    for (const uint64_t x : {uint64_t{d.guard}, uint64_t{d.address}, aux})
+      if (is_reg(x)) {
+        fields.push_back(static_cast<uint32_t>(x));
+        add_unique(a.reads, static_cast<uint32_t>(x));
+      }
     for (int i = 0; i < s.n_src; ++i) {
       if (std::find(fields.begin(), fields.end(), s.src[static_cast<size_t>(i)]) == fields.end()) return false;
       add_unique(a.reads, s.src[static_cast<size_t>(i)]);
