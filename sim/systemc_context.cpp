@@ -28,15 +28,21 @@ std::vector<void (*)()>& engine_builders() {
 
 void register_engine(void (*build)()) { engine_builders().push_back(build); }
 
+// Builds every engine registered so far that is not built yet. A caller may run during
+// static initialization (a test file elaborating an engine up front), before the other
+// engines' files have registered; those are built by the next call, at the latest by
+// run_until_idle() just before the kernel first starts.
 void build_all_engines() {
-  static bool built = false;
-  if (built) return;
-  built = true;  // before building: each builder's accessor calls back here
+  static size_t built = 0;
   prepare_systemc();
-  for (void (*build)() : engine_builders()) build();
+  std::vector<void (*)()>& builders = engine_builders();
+  while (built < builders.size()) builders[built++]();  // counted first: each builder's accessor calls back here
 }
 
-void run_until_idle() { sc_core::sc_start(); }
+void run_until_idle() {
+  build_all_engines();
+  sc_core::sc_start();
+}
 
 int64_t now_cycles() {
   return static_cast<int64_t>(std::llround(sc_core::sc_time_stamp().to_seconds() * 1e9));

@@ -26,9 +26,6 @@ using namespace loom::simt;
 
 namespace {
 
-// SystemC forbids new modules once the kernel has run: elaborate the engine before any test.
-[[maybe_unused]] const bool engine_elaborated = (gpu_engine(), true);
-
 const std::string kRoot = LOOM_SOURCE_DIR;
 
 const GpuConfig& config(const std::string& stem) {

@@ -21,9 +21,6 @@ using namespace loom::simt;
 
 namespace {
 
-// SystemC forbids new modules once the kernel has run: build the engine before any test runs.
-[[maybe_unused]] const bool engine_elaborated = (gpu_engine(), true);
-
 const GpuConfig& v100() {
   static const GpuConfig c = load_gpu_config(std::string(LOOM_SOURCE_DIR) + "/configs/v100.json");
   return c;

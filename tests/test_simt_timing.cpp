@@ -25,10 +25,6 @@ using namespace loom::simt;
 
 namespace {
 
-// SystemC forbids new modules once the kernel has run, and other test files run
-// simulations: elaborate the engine at start-up, before any test case.
-[[maybe_unused]] const bool engine_elaborated = (gpu_engine(), true);
-
 // ------------------------------------------------------------------------------------
 // A scripted source
 
