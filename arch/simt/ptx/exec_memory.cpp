@@ -61,6 +61,35 @@ void record_whole_warp(WarpContext& c, const WarpAddresses& a) {
   }
 }
 
+// The lane loop of ld and st: each active lane's address is checked (a fault names the
+// lane), recorded as a segment, and handed with its host pointer to `move(p, lane)`, which
+// moves the data; then the instruction's segment count, space and (shared) span are set.
+template <MemorySpace S, uint32_t Total, class Move>
+inline void access_lane_by_lane(WarpContext& c, const uint64_t* base, uint64_t offset, uint32_t mask, Move&& move) {
+  MemorySpace space = S;
+  SpaceWindow<S> window(c);
+  MemorySegment* segments = c.out->segments.data();
+  int n = 0;
+  uint64_t lo = ~uint64_t{0}, hi = 0;
+  for_each_lane(mask, [&](int l) {
+    uint64_t where;
+    uint8_t* p = window.at((base ? base[l] : 0) + offset, Total, l, where, space);
+    segments[n] = {where, Total, static_cast<uint8_t>(l)};
+    ++n;
+    if constexpr (kSpan<S>) {
+      lo = std::min(lo, where);
+      hi = std::max(hi, where);
+    }
+    move(p, l);
+  });
+  c.out->n_segments = static_cast<uint16_t>(n);
+  c.out->space = space;
+  if (kSpan<S> && n > 0) {
+    c.out->span_begin = lo;
+    c.out->span_end = hi + Total;
+  }
+}
+
 // Loads Vec elements of Bytes each; narrower signed values sign-extend into the register
 // (kFlagSigned), and aux masks the result to the register's width. Everything the lane loop
 // needs is in locals (see SpaceWindow).
@@ -96,32 +125,13 @@ void load(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
       }
     }
   }
-  MemorySpace space = S;
-  SpaceWindow<S> window(c);
-  MemorySegment* segments = c.out->segments.data();
-  int n = 0;
-  uint64_t lo = ~uint64_t{0}, hi = 0;
-  for_each_lane(mask, [&](int l) {
-    uint64_t where;
-    const uint8_t* p = window.at((base ? base[l] : 0) + offset, kTotal, l, where, space);
-    segments[n] = {where, kTotal, static_cast<uint8_t>(l)};
-    ++n;
-    if constexpr (kSpan<S>) {
-      lo = std::min(lo, where);
-      hi = std::max(hi, where);
-    }
+  access_lane_by_lane<S, kTotal>(c, base, offset, mask, [&](const uint8_t* p, int l) {
     for (int k = 0; k < Vec; ++k) {
       uint64_t v = read_le<Bytes>(p + k * Bytes);
       if (sign) v = static_cast<uint64_t>(static_cast<int64_t>(v << kShift) >> kShift);
       d[k][l] = v & width;
     }
   });
-  c.out->n_segments = static_cast<uint16_t>(n);
-  c.out->space = space;
-  if (kSpan<S> && n > 0) {
-    c.out->span_begin = lo;
-    c.out->span_end = hi + kTotal;
-  }
 }
 
 template <MemorySpace S, int Bytes, int Vec>
@@ -143,28 +153,9 @@ void store(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
       }
     }
   }
-  MemorySpace space = S;
-  SpaceWindow<S> window(c);
-  MemorySegment* segments = c.out->segments.data();
-  int n = 0;
-  uint64_t lo = ~uint64_t{0}, hi = 0;
-  for_each_lane(mask, [&](int l) {
-    uint64_t where;
-    uint8_t* p = window.at((base ? base[l] : 0) + offset, kTotal, l, where, space);
-    segments[n] = {where, kTotal, static_cast<uint8_t>(l)};
-    ++n;
-    if constexpr (kSpan<S>) {
-      lo = std::min(lo, where);
-      hi = std::max(hi, where);
-    }
+  access_lane_by_lane<S, kTotal>(c, base, offset, mask, [&](uint8_t* p, int l) {
     for (int k = 0; k < Vec; ++k) write_le<Bytes>(p + k * Bytes, s[k][l]);
   });
-  c.out->n_segments = static_cast<uint16_t>(n);
-  c.out->space = space;
-  if (kSpan<S> && n > 0) {
-    c.out->span_begin = lo;
-    c.out->span_end = hi + kTotal;
-  }
 }
 
 template <MemorySpace S, int Bytes>
