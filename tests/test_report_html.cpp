@@ -3,7 +3,6 @@
 // large inputs, and the page in a real headless browser (tests/browser/check_report.py).
 #include <doctest/doctest.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -281,8 +280,8 @@ TEST_CASE("html report: sweep page reads strictly and names the document and pat
   CHECK(error_field([&] { render(s); }) == "sweep.constraints[0]");
 }
 
-TEST_CASE("html report: large inputs render quickly") {
-  const auto t0 = std::chrono::steady_clock::now();
+// Render time is a benchmark's (bench_sweep prints the page's), not a unit test's.
+TEST_CASE("html report: large inputs render every mark") {
   const std::string run = render_run_report(summary(54));
   CHECK(count_class(run, "layer-point") == 54);
   CHECK(count_class(run, "latency-bar") == 54);
@@ -292,10 +291,6 @@ TEST_CASE("html report: large inputs render quickly") {
   const std::string page = render(s);
   CHECK(count_class(page, "sweep-point") == 10000);
   CHECK(count_class(page, "infeasible-point") == 2);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  MESSAGE("54-layer run page " << run.size() << " bytes, 10,000-point sweep page " << page.size() << " bytes, "
-                               << seconds << " s with the checks");
-  CHECK(seconds < 5);
 }
 
 TEST_CASE("html report: pages pass the headless-browser check") {

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <chrono>
 #include <cstring>
 #include <ctime>
 #include <functional>
@@ -725,14 +724,12 @@ TEST_CASE("simt timing: idle cycles are skipped") {
   const int n = 100;
   Script s;
   for (int i = 0; i < n; ++i) s.push_back(Step{chase, lanes(static_cast<uint64_t>(i) * 8192, 0, 4, 1)});
-  const auto t0 = std::chrono::steady_clock::now();
   const GpuStats one = run_one_warp(c, p, Script{s.front()});
   CHECK(one.cycles == c.fetch_latency + c.l2_hit_latency + c.dram_latency);
   CHECK(gpu_engine().last_loop_iterations() < 10);
   std::vector<LaunchProgress> reports;
   ScriptedSource src(p, 1, 1, [&](int64_t, int) { return &s; });
   const GpuStats chain = simulate_launch(c, src, [&](const LaunchProgress& r) { reports.push_back(r); });
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   REQUIRE(reports.size() >= 2);  // about every kSyncQuantumCycles, and at the end
   CHECK(reports.front().ctas_retired == 0);
   CHECK(reports.back().cycles == chain.cycles);
@@ -740,7 +737,6 @@ TEST_CASE("simt timing: idle cycles are skipped") {
   CHECK(reports.back().warp_instructions == n);
   CHECK(chain.cycles > n * (c.l2_hit_latency + c.dram_latency));
   CHECK(gpu_engine().last_loop_iterations() < 4 * n);  // not one per cycle (~163,000 cycles)
-  CHECK(ms < 1000);
 }
 
 TEST_CASE("simt timing: identical launches give identical statistics") {
