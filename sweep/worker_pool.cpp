@@ -9,11 +9,28 @@
 #include <cstring>
 #include <stdexcept>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include "sim/text_file.h"
 
 namespace loom {
 
 namespace {
+
+// A worker evaluates point after point, and each point plans its layers' folds in blocks of
+// up to tens of MB (small arrays have many folds), then frees them. By default glibc maps
+// such blocks afresh and hands freed heap back to the kernel, so every point faults all of
+// its memory in again; on the development VM that was 60% of a 1,000-point analytic sweep's
+// time (docs/performance.md, "Sweeps"). Blocks up to 16 MiB now come from the heap, and up
+// to 64 MiB of freed heap stays with the worker for the next point.
+void keep_freed_memory() {
+#ifdef __GLIBC__
+  ::mallopt(M_MMAP_THRESHOLD, 16 << 20);
+  ::mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
+}
 
 // The worker's whole life: requests in, replies out, until the parent closes the pipe.
 [[noreturn]] void worker_main(int in, int out, const WorkerPool::Task& task) {
@@ -22,6 +39,7 @@ namespace {
   // workers). A worker that died of them would be reported as a failed point and kept.
   ::signal(SIGINT, SIG_IGN);
   ::signal(SIGTERM, SIG_IGN);
+  keep_freed_memory();
   std::string buffer;
   char chunk[4096];
   for (;;) {
