@@ -17,11 +17,13 @@ void prepare_systemc();
 // SystemC admits no new module once simulation has started, yet one process may run
 // several models (a Python session runs a systolic array, then a GPU). So each engine
 // registers its builder here from a static initializer, and its accessor calls
-// build_all_engines() first: every linked engine exists before the first sc_start.
+// build_all_engines(), which builds every builder registered since its last call.
 void register_engine(void (*build)());
 void build_all_engines();
 
-// Runs the kernel until no event is pending.
+// Builds any engine registered but not yet built (a first use during static initialisation
+// can come before every file has registered), then runs the kernel until no event is
+// pending: so every linked engine exists before the first sc_start, whatever the order.
 void run_until_idle();
 
 inline sc_core::sc_time cycles(int64_t n) {
