@@ -1,5 +1,6 @@
 // A full warp's addresses and segments (arch/simt/ptx/warp_addresses.h): the portable and
-// the AVX2 versions against a plain reference, on random and extreme addresses.
+// the AVX2 versions against a plain reference, on random and extreme addresses, from wide
+// and narrow registers and into both.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -15,14 +16,16 @@ using namespace loom::simt;
 
 namespace {
 
-void check_against_reference(const uint64_t* base, uint64_t offset, uint32_t bytes, WholeWarpAddressesFn f) {
+// B: the address register's lanes, uint64_t (wide) or uint32_t (narrow, zero-extended).
+template <class B, class F>
+void check_against_reference(const B* base, uint64_t offset, uint32_t bytes, F f) {
   std::array<MemorySegment, 32> segments;
   std::memset(segments.data(), 0xab, sizeof segments);  // garbage, as a reused buffer holds
   WarpAddresses a{};
   f(base, offset, bytes, segments.data(), a);
   uint64_t lo = ~uint64_t{0}, hi = 0;
   for (int l = 0; l < 32; ++l) {
-    const uint64_t at = base[l] + offset;
+    const uint64_t at = uint64_t{base[l]} + offset;
     lo = std::min(lo, at);
     hi = std::max(hi, at);
     CHECK(a.at[l] == at);
@@ -55,8 +58,14 @@ TEST_CASE("simt functional: a full warp's addresses, their range and its segment
     const uint32_t bytes = uint32_t{1} << (rng() % 5);
     check_against_reference(base.data(), offset, bytes, &whole_warp_addresses_portable);
     check_against_reference(base.data(), offset, bytes, whole_warp_addresses);
+    // The same lanes' low 32 bits in a narrow register (shared addresses are 32-bit).
+    std::array<uint32_t, 32> narrow;
+    for (int l = 0; l < 32; ++l) narrow[static_cast<size_t>(l)] = static_cast<uint32_t>(base[static_cast<size_t>(l)]);
+    check_against_reference(narrow.data(), offset, bytes, &whole_warp_addresses32_portable);
+    check_against_reference(narrow.data(), offset, bytes, whole_warp_addresses32);
     if (loom::host_has_avx2()) {
       check_against_reference(base.data(), offset, bytes, &whole_warp_addresses_avx2);
+      check_against_reference(narrow.data(), offset, bytes, &whole_warp_addresses32_avx2);
       ++avx2_checked;
     }
   }
@@ -94,6 +103,17 @@ TEST_CASE("simt functional: a full warp's 32-bit loads from its checked range") 
     if (loom::host_has_avx2()) {
       whole_warp_load4_avx2(first, a, width, avx2.data());
       CHECK(avx2 == want);
+    }
+    // Into a narrow register: the same values in 32-bit lanes.
+    std::array<uint32_t, 32> narrow_want, narrow_portable, narrow_chosen, narrow_avx2;
+    for (int l = 0; l < 32; ++l) narrow_want[static_cast<size_t>(l)] = static_cast<uint32_t>(want[static_cast<size_t>(l)]);
+    whole_warp_load4_narrow_portable(first, a, static_cast<uint32_t>(width), narrow_portable.data());
+    whole_warp_load4_narrow(first, a, static_cast<uint32_t>(width), narrow_chosen.data());
+    CHECK(narrow_portable == narrow_want);
+    CHECK(narrow_chosen == narrow_want);
+    if (loom::host_has_avx2()) {
+      whole_warp_load4_narrow_avx2(first, a, static_cast<uint32_t>(width), narrow_avx2.data());
+      CHECK(narrow_avx2 == narrow_want);
     }
   }
 }

@@ -88,9 +88,10 @@ bool same_results(const std::array<Register, 8>& got, const std::array<Register,
 
 }  // namespace
 
-TEST_CASE("simt warp mma: the AVX2 version gives the reference's bits, f16 and bf16, D apart from or over C") {
+TEST_CASE("simt warp mma: the AVX2 version gives the reference's bits, f16 and bf16, D apart from or over C, wide and narrow") {
   for (const bool bf16 : {false, true}) {
-    const WholeWarpMmaFn mma = whole_warp_mma_f32(bf16);
+    const WholeWarpMmaFn<uint64_t> mma = whole_warp_mma_f32<uint64_t>(bf16);
+    const WholeWarpMmaFn<uint32_t> narrow_mma = whole_warp_mma_f32<uint32_t>(bf16);
     if (!mma) {
       MESSAGE("this host has no AVX2: only the portable MMA runs here");
       return;
@@ -113,6 +114,23 @@ TEST_CASE("simt warp mma: the AVX2 version gives the reference's bits, f16 and b
       for (int r = 0; r < 8; ++r) pc[r] = pd[r] = in_place[r].data();
       mma(pa.data(), pb.data(), pc.data(), pd.data());
       CHECK(same_results(in_place, expected));
+      // The narrow twin (32-bit lanes, register_slots.h) on the same values.
+      using Narrow = std::array<uint32_t, 32>;
+      std::array<Narrow, 8> na, nb, nc, nd{};
+      for (int r = 0; r < 8; ++r)
+        for (int lane = 0; lane < 32; ++lane) {
+          na[r][lane] = static_cast<uint32_t>(a[r][lane]);
+          nb[r][lane] = static_cast<uint32_t>(b[r][lane]);
+          nc[r][lane] = static_cast<uint32_t>(c[r][lane]);
+        }
+      std::array<const uint32_t*, 8> qa, qb, qc;
+      std::array<uint32_t*, 8> qd;
+      for (int r = 0; r < 8; ++r) qa[r] = na[r].data(), qb[r] = nb[r].data(), qc[r] = nc[r].data(), qd[r] = nd[r].data();
+      narrow_mma(qa.data(), qb.data(), qc.data(), qd.data());
+      std::array<Register, 8> widened{};
+      for (int r = 0; r < 8; ++r)
+        for (int lane = 0; lane < 32; ++lane) widened[r][lane] = nd[r][lane];
+      CHECK(same_results(widened, expected));
     }
   }
 }

@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <tuple>
 
 #include "arch/simt/kernels/launch_limits.h"
 #include "arch/simt/ptx/functional_model.h"
@@ -19,9 +20,9 @@ namespace loom::simt {
 
 const PtxKernel& shipped_kernel(const std::string& name, const DecodeOptions& options) {
   static std::mutex mutex;
-  static std::map<std::pair<std::string, bool>, std::unique_ptr<PtxKernel>> decoded;
+  static std::map<std::tuple<std::string, bool, bool>, std::unique_ptr<PtxKernel>> decoded;
   std::lock_guard<std::mutex> lock(mutex);
-  auto& slot = decoded[{name, options.schedule}];
+  auto& slot = decoded[{name, options.schedule, options.narrow_registers}];
   if (!slot) {
     const std::string_view text = embedded_file("ptx/" + name);
     LOOM_CHECK(!text.empty(), "simt", "shipped kernel '" + name + "' is not compiled into the binary");

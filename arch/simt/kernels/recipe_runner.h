@@ -20,7 +20,7 @@
 namespace loom::simt {
 
 // The shipped kernel `name`, decoded from the PTX compiled into the binary (decoded once per
-// process and issue order).
+// process and set of options).
 const PtxKernel& shipped_kernel(const std::string& name, const DecodeOptions& options = {});
 
 // One launch made ready: device memory holding the buffers, the arguments bound, and the

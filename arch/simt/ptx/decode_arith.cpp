@@ -20,11 +20,24 @@ std::optional<RoundingMode> directed_mode(const D& x) {
   return std::nullopt;
 }
 
+// The handler for a float operation rounded to nearest (and its narrow twin, register_slots.h).
+ExecFn nearest_float_handler(D& x, FloatOp op, PtxType t, bool sat) {
+  x.d().narrow = select_float_op_narrow(op, t, sat);
+  return select_float_op(op, t, sat);
+}
+
+// The handler for an integer operation (and its narrow twin).
+ExecFn integer_handler(D& x, IntOp op, PtxType t) {
+  x.d().narrow = select_integer_op_narrow(op, t);
+  x.d().narrow_sources_only = op == IntOp::mul_wide;
+  return select_integer_op(op, t);
+}
+
 // The handler for a float operation in the instruction's rounding mode.
 ExecFn float_handler(D& x, FloatOp op, PtxType t) {
   const bool sat = x.opcode().has("sat");
   const auto mode = directed_mode(x);
-  if (!mode) return select_float_op(op, t, sat);
+  if (!mode) return nearest_float_handler(x, op, t, sat);
   const ExecFn fn = select_float_directed(op, t, *mode, sat);
   if (!fn) x.unsupported(std::string("directed rounding on .") + ptx_type_name(t) + " " + x.opcode().base + " is not modelled");
   return fn;
@@ -52,7 +65,7 @@ void float_or_int(D& x, FloatOp fop, IntOp iop, int sources, uint16_t flops, boo
     same_typed(x, float_handler(x, fop, t), t, sources, flops);
   } else {
     if (!int_allowed) x.unsupported("integer types are not defined for '" + x.opcode().base + "'");
-    same_typed(x, select_integer_op(iop, t), t, sources);
+    same_typed(x, integer_handler(x, iop, t), t, sources);
   }
 }
 
@@ -70,7 +83,7 @@ void add_sub(D& x, FloatOp fop, IntOp iop) {
   x.allow_mods({"rn", "rz", "rm", "rp", "ftz", "sat"});
   const PtxType t = x.one_type();
   if (!is_float_or_half(t) && x.opcode().has("sat")) {
-    same_typed(x, select_integer_op(iop == IntOp::add ? IntOp::add_sat : IntOp::sub_sat, t), t, 2);
+    same_typed(x, integer_handler(x, iop == IntOp::add ? IntOp::add_sat : IntOp::sub_sat, t), t, 2);
     return;
   }
   float_or_int(x, fop, iop, 2, 1);
@@ -85,10 +98,10 @@ void decode_mul(D& x) {
   if (x.opcode().has("wide")) {
     const PtxType w = wide_type(t);
     if (w == PtxType::none) x.unsupported("mul.wide is defined for 16- and 32-bit types");
-    same_typed(x, select_integer_op(IntOp::mul_wide, t), t, 2);
+    same_typed(x, integer_handler(x, IntOp::mul_wide, t), t, 2);
     return;
   }
-  same_typed(x, select_integer_op(x.opcode().has("hi") ? IntOp::mul_hi : IntOp::mul_lo, t), t, 2);
+  same_typed(x, integer_handler(x, x.opcode().has("hi") ? IntOp::mul_hi : IntOp::mul_lo, t), t, 2);
 }
 
 void decode_mad(D& x) {
@@ -98,23 +111,23 @@ void decode_mad(D& x) {
   if (x.opcode().has("wide")) {
     const PtxType w = wide_type(t);
     if (w == PtxType::none) x.unsupported("mad.wide is defined for 16- and 32-bit types");
-    same_typed(x, select_integer_op(IntOp::mad_wide, t), t, 3);
+    same_typed(x, integer_handler(x, IntOp::mad_wide, t), t, 3);
     x.d().src[2] = x.read(x.operand(3), w);  // the addend is as wide as the result
     return;
   }
   if (x.opcode().has("sat")) x.unsupported("mad.hi.sat is not modelled");
-  same_typed(x, select_integer_op(x.opcode().has("hi") ? IntOp::mad_hi : IntOp::mad_lo, t), t, 3);
+  same_typed(x, integer_handler(x, x.opcode().has("hi") ? IntOp::mad_hi : IntOp::mad_lo, t), t, 3);
 }
 
 void decode_mul24(D& x) {
   x.allow_mods({"lo", "hi"});
   const PtxType t = x.one_type();
-  same_typed(x, select_integer_op(x.opcode().has("hi") ? IntOp::mul24_hi : IntOp::mul24_lo, t), t, 2);
+  same_typed(x, integer_handler(x, x.opcode().has("hi") ? IntOp::mul24_hi : IntOp::mul24_lo, t), t, 2);
 }
 void decode_mad24(D& x) {
   x.allow_mods({"lo"});
   const PtxType t = x.one_type();
-  same_typed(x, select_integer_op(IntOp::mad24_lo, t), t, 3);
+  same_typed(x, integer_handler(x, IntOp::mad24_lo, t), t, 3);
 }
 
 void decode_div(D& x) {
@@ -125,7 +138,7 @@ void decode_rem(D& x) {
   x.allow_mods({});
   const PtxType t = x.one_type();
   if (is_float_or_half(t)) x.unsupported("rem is defined for integer types");
-  same_typed(x, select_integer_op(IntOp::rem, t), t, 2);
+  same_typed(x, integer_handler(x, IntOp::rem, t), t, 2);
 }
 
 void min_max(D& x, bool is_min) {
@@ -134,10 +147,10 @@ void min_max(D& x, bool is_min) {
   if (is_float_or_half(t)) {
     const bool nan = x.opcode().has("NaN");
     const FloatOp op = is_min ? (nan ? FloatOp::min_nan : FloatOp::min) : (nan ? FloatOp::max_nan : FloatOp::max);
-    same_typed(x, select_float_op(op, t, false), t, 2);
+    same_typed(x, nearest_float_handler(x, op, t, false), t, 2);
     return;
   }
-  same_typed(x, select_integer_op(is_min ? IntOp::min : IntOp::max, t), t, 2);
+  same_typed(x, integer_handler(x, is_min ? IntOp::min : IntOp::max, t), t, 2);
 }
 void decode_min(D& x) { min_max(x, true); }
 void decode_max(D& x) { min_max(x, false); }
@@ -145,8 +158,8 @@ void decode_max(D& x) { min_max(x, false); }
 void unary_float_or_int(D& x, FloatOp fop, IntOp iop) {
   x.allow_mods({"ftz"});
   const PtxType t = x.one_type();
-  if (is_float_or_half(t)) same_typed(x, select_float_op(fop, t, false), t, 1);
-  else same_typed(x, select_integer_op(iop, t), t, 1);
+  if (is_float_or_half(t)) same_typed(x, nearest_float_handler(x, fop, t, false), t, 1);
+  else same_typed(x, integer_handler(x, iop, t), t, 1);
 }
 void decode_abs(D& x) { unary_float_or_int(x, FloatOp::abs, IntOp::abs); }
 void decode_neg(D& x) { unary_float_or_int(x, FloatOp::neg, IntOp::neg); }
@@ -159,7 +172,7 @@ PtxType logic_type(D& x) {
 void logic(D& x, IntOp op) {
   x.allow_mods({});
   const PtxType t = logic_type(x);
-  same_typed(x, select_integer_op(op, t), t, 2);
+  same_typed(x, integer_handler(x, op, t), t, 2);
 }
 void decode_and(D& x) { logic(x, IntOp::and_); }
 void decode_or(D& x) { logic(x, IntOp::or_); }
@@ -168,18 +181,18 @@ void decode_not(D& x) {
   x.allow_mods({});
   const bool pred = x.one_type() == PtxType::pred;
   const PtxType t = logic_type(x);
-  same_typed(x, select_integer_op(pred ? IntOp::cnot : IntOp::not_, t), t, 1);
+  same_typed(x, integer_handler(x, pred ? IntOp::cnot : IntOp::not_, t), t, 1);
 }
 void decode_cnot(D& x) {
   x.allow_mods({});
   const PtxType t = x.one_type();
-  same_typed(x, select_integer_op(IntOp::cnot, t), t, 1);
+  same_typed(x, integer_handler(x, IntOp::cnot, t), t, 1);
 }
 
 void shift(D& x, IntOp op) {
   x.allow_mods({});
   const PtxType t = x.one_type();
-  same_typed(x, select_integer_op(op, t), t, 2);
+  same_typed(x, integer_handler(x, op, t), t, 2);
   x.d().src[1] = x.read(x.operand(2), PtxType::u32);  // the shift amount is always .u32
 }
 void decode_shl(D& x) { shift(x, IntOp::shl); }
@@ -188,7 +201,7 @@ void decode_shr(D& x) { shift(x, IntOp::shr); }
 void count(D& x, IntOp op) {
   x.allow_mods({});
   const PtxType t = x.one_type();
-  same_typed(x, select_integer_op(op, t), t, 1);
+  same_typed(x, integer_handler(x, op, t), t, 1);
 }
 void decode_popc(D& x) { count(x, IntOp::popc); }
 void decode_clz(D& x) { count(x, IntOp::clz); }
@@ -198,14 +211,14 @@ void decode_bfind(D& x) { count(x, IntOp::bfind); }
 void decode_bfe(D& x) {
   x.allow_mods({});
   const PtxType t = x.one_type();
-  same_typed(x, select_integer_op(IntOp::bfe, t), t, 3);
+  same_typed(x, integer_handler(x, IntOp::bfe, t), t, 3);
   x.d().src[1] = x.read(x.operand(2), PtxType::u32);
   x.d().src[2] = x.read(x.operand(3), PtxType::u32);
 }
 void decode_bfi(D& x) {
   x.allow_mods({});
   const PtxType t = x.one_type();
-  const ExecFn fn = select_integer_op(IntOp::bfi, t);
+  const ExecFn fn = integer_handler(x, IntOp::bfi, t);
   if (!fn) x.unsupported("bfi is defined for .b32 and .b64");
   x.expect_operands(5, "d, a, b, pos, len");
   DecodedInstruction& d = x.d();
@@ -222,7 +235,7 @@ void decode_bfi(D& x) {
 void decode_prmt(D& x) {
   x.allow_mods({});  // the .f4e/.b4e/.rc8/... modes are not modelled
   const PtxType t = x.one_type();
-  same_typed(x, select_integer_op(IntOp::prmt, t), t, 3);
+  same_typed(x, integer_handler(x, IntOp::prmt, t), t, 3);
 }
 void decode_lop3(D& x) {
   x.allow_mods({});
@@ -231,7 +244,7 @@ void decode_lop3(D& x) {
   const PtxOperand& lut = x.operand(4);
   if (lut.kind != PtxOperand::Kind::integer) x.fail("an immediate look-up table as the last operand");
   DecodedInstruction& d = x.d();
-  d.exec = select_integer_op(IntOp::lop3, t);
+  d.exec = integer_handler(x, IntOp::lop3, t);
   if (!d.exec) x.unsupported("lop3 is defined for .b32");
   d.aux = lut.bits & 0xff;
   d.n_dst = 1;
@@ -246,12 +259,12 @@ void decode_shf(D& x) {
   if (left == x.opcode().has("r") || wrap == x.opcode().has("clamp")) x.fail("shf.{l,r}.{wrap,clamp}.b32");
   const IntOp op = left ? (wrap ? IntOp::shf_l_wrap : IntOp::shf_l_clamp) : (wrap ? IntOp::shf_r_wrap : IntOp::shf_r_clamp);
   const PtxType t = x.one_type();
-  same_typed(x, select_integer_op(op, t), t, 3);
+  same_typed(x, integer_handler(x, op, t), t, 3);
 }
 void decode_sad(D& x) {
   x.allow_mods({});
   const PtxType t = x.one_type();
-  same_typed(x, select_integer_op(IntOp::sad, t), t, 3);
+  same_typed(x, integer_handler(x, IntOp::sad, t), t, 3);
 }
 
 void decode_fma(D& x) {
@@ -283,7 +296,7 @@ void decode_tanh(D& x) { special_function(x, FloatOp::tanh); }
 void decode_copysign(D& x) {
   x.allow_mods({});
   const PtxType t = x.one_type();
-  same_typed(x, select_float_op(FloatOp::copysign, t, false), t, 2);
+  same_typed(x, nearest_float_handler(x, FloatOp::copysign, t, false), t, 2);
 }
 
 }  // namespace

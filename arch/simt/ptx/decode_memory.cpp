@@ -91,7 +91,11 @@ void decode_load(D& x) {
   const int bytes = element_bytes(x, t);
   x.expect_operands(2, "d, [a]");
   DecodedInstruction& d = x.d();
-  d.exec = select_load(a.space, bytes, a.vec);
+  const MemoryHandlers handlers = select_load(a.space, bytes, a.vec);
+  d.exec = handlers.wide;
+  d.narrow = handlers.narrow_values;
+  d.narrow_address = handlers.narrow_address;
+  d.narrow_both = handlers.narrow_both;
   d.vec = static_cast<uint8_t>(a.vec);
   d.type = t;
   const PtxOperand& to = x.operand(0);
@@ -123,7 +127,11 @@ void decode_store(D& x) {
   const int bytes = element_bytes(x, t);
   x.expect_operands(2, "[a], b");
   DecodedInstruction& d = x.d();
-  d.exec = select_store(a.space, bytes, a.vec);
+  const MemoryHandlers handlers = select_store(a.space, bytes, a.vec);
+  d.exec = handlers.wide;
+  d.narrow = handlers.narrow_values;
+  d.narrow_address = handlers.narrow_address;
+  d.narrow_both = handlers.narrow_both;
   d.vec = static_cast<uint8_t>(a.vec);
   d.type = t;
   x.set_address(x.operand(0), a.space);
@@ -244,6 +252,7 @@ void wmma_memory(D& x, bool load) {
     d.n_dst = static_cast<uint8_t>(dst.size());
     x.set_address(x.operand(1), space);
     d.exec = wmma_load_handler_for(space);
+    d.narrow = wmma_load_handler_narrow(space);
     x.classify(Unit::ldst, load_energy(space));
   } else {
     x.set_address(x.operand(0), space);
@@ -251,6 +260,7 @@ void wmma_memory(D& x, bool load) {
     std::copy(src.begin(), src.end(), d.src.begin());
     d.n_src = static_cast<uint8_t>(src.size());
     d.exec = wmma_store_handler_for(space);
+    d.narrow = wmma_store_handler_narrow(space);
     x.classify(Unit::ldst, store_energy(space));
     x.info().is_store = true;
   }
@@ -289,6 +299,7 @@ void wmma_mma(D& x) {
   x.expect_operands(4, "d, a, b, c");
   DecodedInstruction& d = x.d();
   d.exec = wmma_mma_handler(in == PtxType::bf16);
+  d.narrow = wmma_mma_handler_narrow(in == PtxType::bf16);
   d.type = dt;
   d.type2 = ct;
   d.op = in == PtxType::bf16 ? 1 : 0;

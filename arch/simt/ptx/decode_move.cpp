@@ -43,6 +43,7 @@ void decode_setp(D& x) {
   if (!cmp) x.fail("a comparison (setp.lt.s32, setp.geu.f32, ...)");
   const PtxType t = x.one_type();
   const ExecFn fn = select_setp(*cmp, t);
+  x.d().narrow = select_setp_narrow(*cmp, t);
   if (!fn) x.unsupported(std::string("comparison on type .") + ptx_type_name(t) + " is not defined");
   x.expect_operands(combine == BoolOp::none ? 3 : 4, combine == BoolOp::none ? "p, a, b" : "p, a, b, c");
   DecodedInstruction& d = x.d();
@@ -163,6 +164,7 @@ void decode_mov(D& x) {
     return;
   }
   d.exec = move_handler();
+  if (t != PtxType::pred && type_bytes(t) <= 4) d.narrow = move_handler_narrow();
   d.n_src = 1;
   d.src[0] = x.read(from, t);
 }

@@ -37,18 +37,20 @@ inline bool combine(uint8_t op, bool r, bool c) {
   }
 }
 
-template <class Tag, class Cmp>
+// L: the register lanes, uint64_t (wide) or uint32_t (the narrow twin, register_slots.h);
+// the predicates are narrow in the twin too.
+template <class Tag, class Cmp, class L = uint64_t>
 void setp(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
   using R = Repr<Tag>;
-  uint64_t* d = c.dst(i.dst[0]);
-  const uint64_t *a = c.src(i.src[0]), *b = c.src(i.src[1]);
+  L* d = c.dst_as<L>(i.dst[0]);
+  const L *a = c.src_as<L>(i.src[0]), *b = c.src_as<L>(i.src[1]);
   if (i.op == 0 && !(i.flags & DecodedInstruction::kFlagSecondDst)) {
     for_each_lane(mask, [&](int l) { d[l] = Cmp::f(R::load(a[l]), R::load(b[l])) ? 1 : 0; });
     return;
   }
-  const uint64_t* p = i.op != 0 ? c.src(i.src[2]) : nullptr;
+  const L* p = i.op != 0 ? c.src_as<L>(i.src[2]) : nullptr;
   const bool negate_c = i.flags & DecodedInstruction::kFlagNegateC;
-  uint64_t* d2 = (i.flags & DecodedInstruction::kFlagSecondDst) ? c.dst(i.dst[1]) : nullptr;
+  L* d2 = (i.flags & DecodedInstruction::kFlagSecondDst) ? c.dst_as<L>(i.dst[1]) : nullptr;
   for_each_lane(mask, [&](int l) {
     const bool r = Cmp::f(R::load(a[l]), R::load(b[l]));
     const bool cv = p ? ((p[l] & 1) != 0) != negate_c : false;
@@ -57,23 +59,24 @@ void setp(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
   });
 }
 
-template <template <class> class Cmp>
+// The narrow twin (L = uint32_t) exists for operands of at most 32 bits.
+template <template <class> class Cmp, class L = uint64_t>
 ExecFn pick(PtxType t) {
+  constexpr bool wide = sizeof(L) == 8;
   switch (t) {
-    case PtxType::b16: case PtxType::u16: return &setp<uint16_t, Cmp<uint16_t>>;
-    case PtxType::s16: return &setp<int16_t, Cmp<int16_t>>;
-    case PtxType::b32: case PtxType::u32: return &setp<uint32_t, Cmp<uint32_t>>;
-    case PtxType::s32: return &setp<int32_t, Cmp<int32_t>>;
-    case PtxType::b64: case PtxType::u64: return &setp<uint64_t, Cmp<uint64_t>>;
-    case PtxType::s64: return &setp<int64_t, Cmp<int64_t>>;
-    case PtxType::f32: return &setp<float, Cmp<float>>;
-    case PtxType::f64: return &setp<double, Cmp<double>>;
-    case PtxType::f16: return &setp<F16, Cmp<float>>;
-    case PtxType::bf16: return &setp<BF16, Cmp<float>>;
+    case PtxType::b16: case PtxType::u16: return &setp<uint16_t, Cmp<uint16_t>, L>;
+    case PtxType::s16: return &setp<int16_t, Cmp<int16_t>, L>;
+    case PtxType::b32: case PtxType::u32: return &setp<uint32_t, Cmp<uint32_t>, L>;
+    case PtxType::s32: return &setp<int32_t, Cmp<int32_t>, L>;
+    case PtxType::b64: case PtxType::u64: return wide ? &setp<uint64_t, Cmp<uint64_t>, L> : nullptr;
+    case PtxType::s64: return wide ? &setp<int64_t, Cmp<int64_t>, L> : nullptr;
+    case PtxType::f32: return &setp<float, Cmp<float>, L>;
+    case PtxType::f64: return wide ? &setp<double, Cmp<double>, L> : nullptr;
+    case PtxType::f16: return &setp<F16, Cmp<float>, L>;
+    case PtxType::bf16: return &setp<BF16, Cmp<float>, L>;
     default: return nullptr;
   }
 }
-
 PtxType as_unsigned(PtxType t) {
   switch (t) {
     case PtxType::s16: case PtxType::b16: return PtxType::u16;
@@ -114,33 +117,37 @@ ExecFn testp_for(TestOp t) {
   return nullptr;
 }
 
-}  // namespace
-
-ExecFn select_setp(CompareOp cmp, PtxType type) {
+template <class L>
+ExecFn select_setp_lanes(CompareOp cmp, PtxType type) {
   const bool is_float = is_float_type(type) || is_half_type(type);
   const bool is_bits = type_class(type) == TypeClass::bits;
   switch (cmp) {
-    case CompareOp::eq: return pick<Eq>(type);
-    case CompareOp::ne: return pick<Ne>(type);
-    case CompareOp::lt: return is_bits ? nullptr : pick<Lt>(type);
-    case CompareOp::le: return is_bits ? nullptr : pick<Le>(type);
-    case CompareOp::gt: return is_bits ? nullptr : pick<Gt>(type);
-    case CompareOp::ge: return is_bits ? nullptr : pick<Ge>(type);
-    case CompareOp::lo: return is_float ? nullptr : pick<Lt>(as_unsigned(type));
-    case CompareOp::ls: return is_float ? nullptr : pick<Le>(as_unsigned(type));
-    case CompareOp::hi: return is_float ? nullptr : pick<Gt>(as_unsigned(type));
-    case CompareOp::hs: return is_float ? nullptr : pick<Ge>(as_unsigned(type));
-    case CompareOp::equ: return is_float ? pick<Equ>(type) : nullptr;
-    case CompareOp::neu: return is_float ? pick<Neu>(type) : nullptr;
-    case CompareOp::ltu: return is_float ? pick<Ltu>(type) : nullptr;
-    case CompareOp::leu: return is_float ? pick<Leu>(type) : nullptr;
-    case CompareOp::gtu: return is_float ? pick<Gtu>(type) : nullptr;
-    case CompareOp::geu: return is_float ? pick<Geu>(type) : nullptr;
-    case CompareOp::num: return is_float ? pick<Num>(type) : nullptr;
-    case CompareOp::nan: return is_float ? pick<Nan>(type) : nullptr;
+    case CompareOp::eq: return pick<Eq, L>(type);
+    case CompareOp::ne: return pick<Ne, L>(type);
+    case CompareOp::lt: return is_bits ? nullptr : pick<Lt, L>(type);
+    case CompareOp::le: return is_bits ? nullptr : pick<Le, L>(type);
+    case CompareOp::gt: return is_bits ? nullptr : pick<Gt, L>(type);
+    case CompareOp::ge: return is_bits ? nullptr : pick<Ge, L>(type);
+    case CompareOp::lo: return is_float ? nullptr : pick<Lt, L>(as_unsigned(type));
+    case CompareOp::ls: return is_float ? nullptr : pick<Le, L>(as_unsigned(type));
+    case CompareOp::hi: return is_float ? nullptr : pick<Gt, L>(as_unsigned(type));
+    case CompareOp::hs: return is_float ? nullptr : pick<Ge, L>(as_unsigned(type));
+    case CompareOp::equ: return is_float ? pick<Equ, L>(type) : nullptr;
+    case CompareOp::neu: return is_float ? pick<Neu, L>(type) : nullptr;
+    case CompareOp::ltu: return is_float ? pick<Ltu, L>(type) : nullptr;
+    case CompareOp::leu: return is_float ? pick<Leu, L>(type) : nullptr;
+    case CompareOp::gtu: return is_float ? pick<Gtu, L>(type) : nullptr;
+    case CompareOp::geu: return is_float ? pick<Geu, L>(type) : nullptr;
+    case CompareOp::num: return is_float ? pick<Num, L>(type) : nullptr;
+    case CompareOp::nan: return is_float ? pick<Nan, L>(type) : nullptr;
   }
   return nullptr;
 }
+
+}  // namespace
+
+ExecFn select_setp(CompareOp cmp, PtxType type) { return select_setp_lanes<uint64_t>(cmp, type); }
+ExecFn select_setp_narrow(CompareOp cmp, PtxType type) { return select_setp_lanes<uint32_t>(cmp, type); }
 
 ExecFn select_testp(TestOp test, PtxType type) {
   if (type == PtxType::f32) return testp_for<float>(test);

@@ -13,18 +13,37 @@
 namespace loom::simt {
 
 struct WarpContext {
-  uint64_t* regs = nullptr;
+  uint64_t* regs = nullptr;  // the warp's register storage, in 128-byte units (ptx_program.h)
   const uint64_t* constants = nullptr;
+  const uint32_t* constants32 = nullptr;
   LaunchState* launch = nullptr;
   CtaState* cta = nullptr;
   WarpState* warp = nullptr;
   uint32_t warp_index = 0;
   ExecutedInstruction* out = nullptr;
 
+  // A wide operand's 32 lanes of 64 bits.
   const uint64_t* src(uint32_t operand) const {
-    return operand & kConstantFlag ? constants + size_t{operand & ~kConstantFlag} * 32 : regs + size_t{operand} * 32;
+    return operand & kConstantFlag ? constants + size_t{operand & ~kConstantFlag} * 32 : regs + size_t{operand} * 16;
   }
-  uint64_t* dst(uint32_t slot) const { return regs + size_t{slot} * 32; }
+  uint64_t* dst(uint32_t slot) const { return regs + size_t{slot} * 16; }
+  // An operand's lanes as L: uint64_t (wide) or uint32_t (narrow, in a handler's narrow
+  // twin). Narrow units are only ever accessed as uint32_t, wide ones as uint64_t.
+  template <class L>
+  const L* src_as(uint32_t operand) const {
+    if constexpr (sizeof(L) == 8) {
+      return src(operand);
+    } else {
+      static_assert(sizeof(L) == 4);
+      return operand & kConstantFlag ? constants32 + size_t{operand & ~kConstantFlag} * 32
+                                     : reinterpret_cast<const uint32_t*>(regs + size_t{operand} * 16);
+    }
+  }
+  template <class L>
+  L* dst_as(uint32_t slot) const {
+    if constexpr (sizeof(L) == 8) return dst(slot);
+    else return reinterpret_cast<uint32_t*>(regs + size_t{slot} * 16);
+  }
   void add_segment(uint64_t address, uint32_t bytes, int lane) const {
     MemorySegment& s = out->segments[out->n_segments++];
     s.address = address;
@@ -89,8 +108,10 @@ struct Repr<BF16> {
   static uint64_t store(float v) { return float_to_bfloat(v); }
 };
 
-// Bits of the guard predicate: lanes whose predicate (or its negation) is true.
-inline uint32_t predicate_mask(const uint64_t* pred, bool negated) {
+// Bits of the guard predicate: lanes whose predicate (or its negation) is true; P is the
+// predicate's lanes (uint64_t, or uint32_t in a narrow slot).
+template <class P>
+inline uint32_t predicate_mask(const P* pred, bool negated) {
   uint32_t m = 0;
   for (int lane = 0; lane < 32; ++lane) m |= static_cast<uint32_t>(pred[lane] & 1) << lane;
   return negated ? ~m : m;

@@ -74,31 +74,32 @@ struct NarrowFma {
 
 template <class T> T saturate(T v) { return v > T(1) ? T(1) : (v > T(0) ? v : T(0)); }  // NaN -> 0
 
-template <class Tag, class Op, int Arity, bool Sat>
+// L: the register lanes, uint64_t (wide) or uint32_t (the narrow twin, register_slots.h).
+template <class Tag, class Op, int Arity, bool Sat, class L = uint64_t>
 void frun(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
   using R = Repr<Tag>;
-  uint64_t* d = c.dst(i.dst[0]);
-  const uint64_t* a = c.src(i.src[0]);
-  const uint64_t* b = Arity >= 2 ? c.src(i.src[1]) : nullptr;
-  const uint64_t* cc = Arity >= 3 ? c.src(i.src[2]) : nullptr;
+  L* d = c.dst_as<L>(i.dst[0]);
+  const L* a = c.src_as<L>(i.src[0]);
+  const L* b = Arity >= 2 ? c.src_as<L>(i.src[1]) : nullptr;
+  const L* cc = Arity >= 3 ? c.src_as<L>(i.src[2]) : nullptr;
   for_each_lane(mask, [&](int l) {
     typename R::compute v;
     if constexpr (Arity == 1) v = Op::f(R::load(a[l]));
     else if constexpr (Arity == 2) v = Op::f(R::load(a[l]), R::load(b[l]));
     else v = Op::f(R::load(a[l]), R::load(b[l]), R::load(cc[l]));
     if constexpr (Sat) v = saturate(v);
-    d[l] = R::store(v);
+    d[l] = static_cast<L>(R::store(v));
   });
 }
 
 // Packed pairs (f16x2, bf16x2): the same operation on the low and the high half.
-template <class Tag, class Op, int Arity, bool Sat>
+template <class Tag, class Op, int Arity, bool Sat, class L = uint64_t>
 void frun_x2(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
   using R = Repr<Tag>;
-  uint64_t* d = c.dst(i.dst[0]);
-  const uint64_t* a = c.src(i.src[0]);
-  const uint64_t* b = Arity >= 2 ? c.src(i.src[1]) : nullptr;
-  const uint64_t* cc = Arity >= 3 ? c.src(i.src[2]) : nullptr;
+  L* d = c.dst_as<L>(i.dst[0]);
+  const L* a = c.src_as<L>(i.src[0]);
+  const L* b = Arity >= 2 ? c.src_as<L>(i.src[1]) : nullptr;
+  const L* cc = Arity >= 3 ? c.src_as<L>(i.src[2]) : nullptr;
   for_each_lane(mask, [&](int l) {
     uint64_t out = 0;
     for (int h = 0; h < 2; ++h) {
@@ -110,7 +111,7 @@ void frun_x2(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
       if constexpr (Sat) v = saturate(v);
       out |= R::store(v) << s;
     }
-    d[l] = out;
+    d[l] = static_cast<L>(out);
   });
 }
 
@@ -119,65 +120,73 @@ void frun_x2(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
 // one instruction, so this copy of the lane loop is compiled for it and chosen at run time.
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define LOOM_HOST_FMA_DISPATCH 1
+template <class L>
 __attribute__((target("fma"))) void ffma32_host_fma(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
-  uint64_t* d = c.dst(i.dst[0]);
-  const uint64_t *a = c.src(i.src[0]), *b = c.src(i.src[1]), *cc = c.src(i.src[2]);
+  L* d = c.dst_as<L>(i.dst[0]);
+  const L *a = c.src_as<L>(i.src[0]), *b = c.src_as<L>(i.src[1]), *cc = c.src_as<L>(i.src[2]);
   for_each_lane(mask, [&](int l) {
     const float v = __builtin_fmaf(Repr<float>::load(a[l]), Repr<float>::load(b[l]), Repr<float>::load(cc[l]));
-    d[l] = Repr<float>::store(v);
+    d[l] = static_cast<L>(Repr<float>::store(v));
   });
 }
 #endif
 
-template <class Tag, class Op, int Arity, bool Packed>
+template <class Tag, class Op, int Arity, bool Packed, class L>
 ExecFn with_sat(bool sat) {
-  if constexpr (Packed) return sat ? &frun_x2<Tag, Op, Arity, true> : &frun_x2<Tag, Op, Arity, false>;
-  else return sat ? &frun<Tag, Op, Arity, true> : &frun<Tag, Op, Arity, false>;
+  if constexpr (Packed) return sat ? &frun_x2<Tag, Op, Arity, true, L> : &frun_x2<Tag, Op, Arity, false, L>;
+  else return sat ? &frun<Tag, Op, Arity, true, L> : &frun<Tag, Op, Arity, false, L>;
 }
 
-template <template <class> class Op, int Arity, class HalfOp = Op<float>>
+// The narrow twin exists for every type but f64, whose values need 64-bit lanes.
+template <template <class> class Op, int Arity, class HalfOp = Op<float>, class L = uint64_t>
 ExecFn pick(PtxType t, bool sat) {
   switch (t) {
-    case PtxType::f32: return with_sat<float, Op<float>, Arity, false>(sat);
-    case PtxType::f64: return with_sat<double, Op<double>, Arity, false>(sat);
-    case PtxType::f16: return with_sat<F16, HalfOp, Arity, false>(sat);
-    case PtxType::bf16: return with_sat<BF16, HalfOp, Arity, false>(sat);
-    case PtxType::f16x2: return with_sat<F16, HalfOp, Arity, true>(sat);
-    case PtxType::bf16x2: return with_sat<BF16, HalfOp, Arity, true>(sat);
+    case PtxType::f32: return with_sat<float, Op<float>, Arity, false, L>(sat);
+    case PtxType::f64:
+      if constexpr (sizeof(L) == 8) return with_sat<double, Op<double>, Arity, false, L>(sat);
+      else return nullptr;
+    case PtxType::f16: return with_sat<F16, HalfOp, Arity, false, L>(sat);
+    case PtxType::bf16: return with_sat<BF16, HalfOp, Arity, false, L>(sat);
+    case PtxType::f16x2: return with_sat<F16, HalfOp, Arity, true, L>(sat);
+    case PtxType::bf16x2: return with_sat<BF16, HalfOp, Arity, true, L>(sat);
     default: return nullptr;
   }
 }
 
-}  // namespace
-
-ExecFn select_float_op(FloatOp op, PtxType type, bool sat) {
+template <class L>
+ExecFn select_float_lanes(FloatOp op, PtxType type, bool sat) {
   switch (op) {
-    case FloatOp::add: return pick<FAdd, 2>(type, sat);
-    case FloatOp::sub: return pick<FSub, 2>(type, sat);
-    case FloatOp::mul: return pick<FMul, 2>(type, sat);
-    case FloatOp::div: return pick<FDiv, 2>(type, sat);
-    case FloatOp::min: return pick<FMin, 2>(type, false);
-    case FloatOp::max: return pick<FMax, 2>(type, false);
-    case FloatOp::min_nan: return pick<FMinNaN, 2>(type, false);
-    case FloatOp::max_nan: return pick<FMaxNaN, 2>(type, false);
-    case FloatOp::copysign: return pick<FCopysign, 2>(type, false);
+    case FloatOp::add: return pick<FAdd, 2, FAdd<float>, L>(type, sat);
+    case FloatOp::sub: return pick<FSub, 2, FSub<float>, L>(type, sat);
+    case FloatOp::mul: return pick<FMul, 2, FMul<float>, L>(type, sat);
+    case FloatOp::div: return pick<FDiv, 2, FDiv<float>, L>(type, sat);
+    case FloatOp::min: return pick<FMin, 2, FMin<float>, L>(type, false);
+    case FloatOp::max: return pick<FMax, 2, FMax<float>, L>(type, false);
+    case FloatOp::min_nan: return pick<FMinNaN, 2, FMinNaN<float>, L>(type, false);
+    case FloatOp::max_nan: return pick<FMaxNaN, 2, FMaxNaN<float>, L>(type, false);
+    case FloatOp::copysign: return pick<FCopysign, 2, FCopysign<float>, L>(type, false);
     case FloatOp::fma:
 #ifdef LOOM_HOST_FMA_DISPATCH
-      if (type == PtxType::f32 && !sat && host_has_fma()) return &ffma32_host_fma;
+      if (type == PtxType::f32 && !sat && host_has_fma()) return &ffma32_host_fma<L>;
 #endif
-      return pick<FFma, 3, NarrowFma>(type, sat);
-    case FloatOp::neg: return pick<FNeg, 1>(type, false);
-    case FloatOp::abs: return pick<FAbs, 1>(type, false);
-    case FloatOp::sqrt: return pick<FSqrt, 1>(type, false);
-    case FloatOp::rcp: return pick<FRcp, 1>(type, false);
-    case FloatOp::rsqrt: return pick<FRsqrt, 1>(type, false);
-    case FloatOp::sin: return pick<FSin, 1>(type, false);
-    case FloatOp::cos: return pick<FCos, 1>(type, false);
-    case FloatOp::ex2: return pick<FEx2, 1>(type, sat);
-    case FloatOp::lg2: return pick<FLg2, 1>(type, false);
-    case FloatOp::tanh: return pick<FTanh, 1>(type, false);
+      return pick<FFma, 3, NarrowFma, L>(type, sat);
+    case FloatOp::neg: return pick<FNeg, 1, FNeg<float>, L>(type, false);
+    case FloatOp::abs: return pick<FAbs, 1, FAbs<float>, L>(type, false);
+    case FloatOp::sqrt: return pick<FSqrt, 1, FSqrt<float>, L>(type, false);
+    case FloatOp::rcp: return pick<FRcp, 1, FRcp<float>, L>(type, false);
+    case FloatOp::rsqrt: return pick<FRsqrt, 1, FRsqrt<float>, L>(type, false);
+    case FloatOp::sin: return pick<FSin, 1, FSin<float>, L>(type, false);
+    case FloatOp::cos: return pick<FCos, 1, FCos<float>, L>(type, false);
+    case FloatOp::ex2: return pick<FEx2, 1, FEx2<float>, L>(type, sat);
+    case FloatOp::lg2: return pick<FLg2, 1, FLg2<float>, L>(type, false);
+    case FloatOp::tanh: return pick<FTanh, 1, FTanh<float>, L>(type, false);
   }
   return nullptr;
 }
+
+}  // namespace
+
+ExecFn select_float_op(FloatOp op, PtxType type, bool sat) { return select_float_lanes<uint64_t>(op, type, sat); }
+ExecFn select_float_op_narrow(FloatOp op, PtxType type, bool sat) { return select_float_lanes<uint32_t>(op, type, sat); }
 
 }  // namespace loom::simt

@@ -28,27 +28,31 @@ template <class T> constexpr int kBits = 8 * sizeof(T);
 template <class T> T mul_hi(T a, T b) { return static_cast<T>((static_cast<W<T>>(a) * static_cast<W<T>>(b)) >> kBits<T>); }
 
 // ---- lane kernels: Op names its operand and result types and a static f ----------------
-template <class Op>
+// L: the register lanes, uint64_t (wide) or uint32_t (the narrow twin, register_slots.h).
+template <class Op, class L = uint64_t>
 void run1(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
-  uint64_t* d = c.dst(i.dst[0]);
-  const uint64_t* a = c.src(i.src[0]);
-  for_each_lane(mask, [&](int l) { d[l] = Repr<typename Op::R>::store(Op::f(Repr<typename Op::A>::load(a[l]))); });
+  L* d = c.dst_as<L>(i.dst[0]);
+  const L* a = c.src_as<L>(i.src[0]);
+  for_each_lane(mask, [&](int l) { d[l] = static_cast<L>(Repr<typename Op::R>::store(Op::f(Repr<typename Op::A>::load(a[l])))); });
 }
-template <class Op>
+// Ld: the result's lanes where they differ from the sources' (mul.wide's twin: narrow
+// sources, a wide result).
+template <class Op, class L = uint64_t, class Ld = L>
 void run2(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
-  uint64_t* d = c.dst(i.dst[0]);
-  const uint64_t *a = c.src(i.src[0]), *b = c.src(i.src[1]);
+  Ld* d = c.dst_as<Ld>(i.dst[0]);
+  const L *a = c.src_as<L>(i.src[0]), *b = c.src_as<L>(i.src[1]);
   for_each_lane(mask, [&](int l) {
-    d[l] = Repr<typename Op::R>::store(Op::f(Repr<typename Op::A>::load(a[l]), Repr<typename Op::B>::load(b[l])));
+    d[l] = static_cast<Ld>(
+        Repr<typename Op::R>::store(Op::f(Repr<typename Op::A>::load(a[l]), Repr<typename Op::B>::load(b[l]))));
   });
 }
-template <class Op>
+template <class Op, class L = uint64_t>
 void run3(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
-  uint64_t* d = c.dst(i.dst[0]);
-  const uint64_t *a = c.src(i.src[0]), *b = c.src(i.src[1]), *cc = c.src(i.src[2]);
+  L* d = c.dst_as<L>(i.dst[0]);
+  const L *a = c.src_as<L>(i.src[0]), *b = c.src_as<L>(i.src[1]), *cc = c.src_as<L>(i.src[2]);
   for_each_lane(mask, [&](int l) {
-    d[l] = Repr<typename Op::R>::store(Op::f(Repr<typename Op::A>::load(a[l]), Repr<typename Op::B>::load(b[l]),
-                                             Repr<typename Op::C>::load(cc[l])));
+    d[l] = static_cast<L>(Repr<typename Op::R>::store(Op::f(Repr<typename Op::A>::load(a[l]), Repr<typename Op::B>::load(b[l]),
+                                                            Repr<typename Op::C>::load(cc[l]))));
   });
 }
 
@@ -233,13 +237,19 @@ bool int_type(PtxType t, IntType& out) {
   }
 }
 
-template <template <class> class Op, int Arity>
+// The narrow twins (L = uint32_t) exist where every operand and the result have at most 32
+// bits (mul.wide's narrows its sources only): not for 64-bit types, mad.wide, lop3 or bfi.
+template <class L>
+constexpr bool kNarrow = sizeof(L) == 4;
+
+template <template <class> class Op, int Arity, class L>
 ExecFn pick(IntType t) {
   auto one = [](auto tag) -> ExecFn {
     using T = decltype(tag);
-    if constexpr (Arity == 1) return &run1<Op<T>>;
-    else if constexpr (Arity == 2) return &run2<Op<T>>;
-    else return &run3<Op<T>>;
+    if constexpr (kNarrow<L> && sizeof(T) > 4) return nullptr;
+    else if constexpr (Arity == 1) return &run1<Op<T>, L>;
+    else if constexpr (Arity == 2) return &run2<Op<T>, L>;
+    else return &run3<Op<T>, L>;
   };
   switch (t.width) {
     case Width::w16: return t.is_signed ? one(int16_t{}) : one(uint16_t{});
@@ -247,76 +257,87 @@ ExecFn pick(IntType t) {
     default: return t.is_signed ? one(int64_t{}) : one(uint64_t{});
   }
 }
-template <template <class> class Op, int Arity, class T>
+template <template <class> class Op, int Arity, class T, class L = uint64_t>
 ExecFn run_for() {
-  if constexpr (Arity == 2) return &run2<Op<T>>;
-  else return &run3<Op<T>>;
+  if constexpr (Arity == 2) return &run2<Op<T>, L>;
+  else return &run3<Op<T>, L>;
 }
-template <template <class> class Op, int Arity>
-ExecFn pick_narrow(IntType t) {  // 16/32-bit only (results twice as wide)
+// 16/32-bit only (results twice as wide). Sources: the sources' lanes (the result is wide).
+template <template <class> class Op, int Arity, class Sources = uint64_t>
+ExecFn pick_narrow(IntType t) {
+  auto one = [](auto tag) -> ExecFn {
+    using T = decltype(tag);
+    if constexpr (Arity == 2) return &run2<Op<T>, Sources, uint64_t>;
+    else return &run3<Op<T>>;
+  };
   switch (t.width) {
-    case Width::w16: return t.is_signed ? run_for<Op, Arity, int16_t>() : run_for<Op, Arity, uint16_t>();
-    case Width::w32: return t.is_signed ? run_for<Op, Arity, int32_t>() : run_for<Op, Arity, uint32_t>();
+    case Width::w16: return t.is_signed ? one(int16_t{}) : one(uint16_t{});
+    case Width::w32: return t.is_signed ? one(int32_t{}) : one(uint32_t{});
     default: return nullptr;
   }
 }
-template <template <class> class Op, int Arity>
+template <template <class> class Op, int Arity, class L>
 ExecFn pick32(IntType t) {  // 32-bit only
   if (t.width != Width::w32) return nullptr;
-  return t.is_signed ? run_for<Op, Arity, int32_t>() : run_for<Op, Arity, uint32_t>();
+  return t.is_signed ? run_for<Op, Arity, int32_t, L>() : run_for<Op, Arity, uint32_t, L>();
 }
 
-}  // namespace
-
-ExecFn select_integer_op(IntOp op, PtxType type) {
+template <class L>
+ExecFn select_integer_lanes(IntOp op, PtxType type) {
   IntType t{};
   if (!int_type(type, t)) return nullptr;
   const bool bits = type_class(type) == TypeClass::bits;
   switch (op) {
-    case IntOp::add: return pick<Add, 2>(t);
-    case IntOp::sub: return pick<Sub, 2>(t);
-    case IntOp::mul_lo: return pick<MulLo, 2>(t);
-    case IntOp::mul_hi: return pick<MulHi, 2>(t);
-    case IntOp::mul_wide: return pick_narrow<MulWide, 2>(t);
-    case IntOp::mul24_lo: return pick32<Mul24Lo, 2>(t);
-    case IntOp::mul24_hi: return pick32<Mul24Hi, 2>(t);
-    case IntOp::mad24_lo: return pick32<Mad24Lo, 3>(t);
-    case IntOp::min: return bits ? nullptr : pick<Min, 2>(t);
-    case IntOp::max: return bits ? nullptr : pick<Max, 2>(t);
-    case IntOp::div: return bits ? nullptr : pick<Div, 2>(t);
-    case IntOp::rem: return bits ? nullptr : pick<Rem, 2>(t);
-    case IntOp::and_: return pick<And, 2>(t);
-    case IntOp::or_: return pick<Or, 2>(t);
-    case IntOp::xor_: return pick<Xor, 2>(t);
-    case IntOp::shl: return pick<Shl, 2>(t);
-    case IntOp::shr: return pick<Shr, 2>(t);
-    case IntOp::add_sat: return type == PtxType::s32 ? &run2<AddSat<int32_t>> : nullptr;
-    case IntOp::sub_sat: return type == PtxType::s32 ? &run2<SubSat<int32_t>> : nullptr;
-    case IntOp::neg: return t.is_signed ? pick<Neg, 1>(t) : nullptr;
-    case IntOp::abs: return t.is_signed ? pick<Abs, 1>(t) : nullptr;
-    case IntOp::not_: return pick<Not, 1>(t);
-    case IntOp::cnot: return pick<Cnot, 1>(t);
-    case IntOp::popc: return t.width == Width::w16 ? nullptr : pick<Popc, 1>(t);
-    case IntOp::clz: return t.width == Width::w16 ? nullptr : pick<Clz, 1>(t);
-    case IntOp::brev: return t.width == Width::w16 ? nullptr : pick<Brev, 1>(t);
-    case IntOp::bfind: return t.width == Width::w16 ? nullptr : pick<Bfind, 1>(t);
-    case IntOp::mad_lo: return pick<MadLo, 3>(t);
-    case IntOp::mad_hi: return pick<MadHi, 3>(t);
-    case IntOp::mad_wide: return pick_narrow<MadWide, 3>(t);
-    case IntOp::sad: return pick<Sad, 3>(t);
-    case IntOp::bfe: return t.width == Width::w16 ? nullptr : pick<Bfe, 3>(t);
-    case IntOp::prmt: return type == PtxType::b32 ? &run3<Prmt> : nullptr;
-    case IntOp::lop3: return type == PtxType::b32 ? &lop3 : nullptr;
-    case IntOp::shf_l_wrap: return type == PtxType::b32 ? &run3<Shf<true, true>> : nullptr;
-    case IntOp::shf_l_clamp: return type == PtxType::b32 ? &run3<Shf<true, false>> : nullptr;
-    case IntOp::shf_r_wrap: return type == PtxType::b32 ? &run3<Shf<false, true>> : nullptr;
-    case IntOp::shf_r_clamp: return type == PtxType::b32 ? &run3<Shf<false, false>> : nullptr;
+    case IntOp::add: return pick<Add, 2, L>(t);
+    case IntOp::sub: return pick<Sub, 2, L>(t);
+    case IntOp::mul_lo: return pick<MulLo, 2, L>(t);
+    case IntOp::mul_hi: return pick<MulHi, 2, L>(t);
+    case IntOp::mul_wide: return pick_narrow<MulWide, 2, L>(t);  // narrow: the sources only
+    case IntOp::mul24_lo: return pick32<Mul24Lo, 2, L>(t);
+    case IntOp::mul24_hi: return pick32<Mul24Hi, 2, L>(t);
+    case IntOp::mad24_lo: return pick32<Mad24Lo, 3, L>(t);
+    case IntOp::min: return bits ? nullptr : pick<Min, 2, L>(t);
+    case IntOp::max: return bits ? nullptr : pick<Max, 2, L>(t);
+    case IntOp::div: return bits ? nullptr : pick<Div, 2, L>(t);
+    case IntOp::rem: return bits ? nullptr : pick<Rem, 2, L>(t);
+    case IntOp::and_: return pick<And, 2, L>(t);
+    case IntOp::or_: return pick<Or, 2, L>(t);
+    case IntOp::xor_: return pick<Xor, 2, L>(t);
+    case IntOp::shl: return pick<Shl, 2, L>(t);
+    case IntOp::shr: return pick<Shr, 2, L>(t);
+    case IntOp::add_sat: return type == PtxType::s32 ? &run2<AddSat<int32_t>, L> : nullptr;
+    case IntOp::sub_sat: return type == PtxType::s32 ? &run2<SubSat<int32_t>, L> : nullptr;
+    case IntOp::neg: return t.is_signed ? pick<Neg, 1, L>(t) : nullptr;
+    case IntOp::abs: return t.is_signed ? pick<Abs, 1, L>(t) : nullptr;
+    case IntOp::not_: return pick<Not, 1, L>(t);
+    case IntOp::cnot: return pick<Cnot, 1, L>(t);
+    case IntOp::popc: return t.width == Width::w16 ? nullptr : pick<Popc, 1, L>(t);
+    case IntOp::clz: return t.width == Width::w16 ? nullptr : pick<Clz, 1, L>(t);
+    case IntOp::brev: return t.width == Width::w16 ? nullptr : pick<Brev, 1, L>(t);
+    case IntOp::bfind: return t.width == Width::w16 ? nullptr : pick<Bfind, 1, L>(t);
+    case IntOp::mad_lo: return pick<MadLo, 3, L>(t);
+    case IntOp::mad_hi: return pick<MadHi, 3, L>(t);
+    case IntOp::mad_wide: return kNarrow<L> ? nullptr : pick_narrow<MadWide, 3>(t);
+    case IntOp::sad: return pick<Sad, 3, L>(t);
+    case IntOp::bfe: return t.width == Width::w16 ? nullptr : pick<Bfe, 3, L>(t);
+    case IntOp::prmt: return type == PtxType::b32 ? &run3<Prmt, L> : nullptr;
+    case IntOp::lop3: return type == PtxType::b32 && !kNarrow<L> ? &lop3 : nullptr;
+    case IntOp::shf_l_wrap: return type == PtxType::b32 ? &run3<Shf<true, true>, L> : nullptr;
+    case IntOp::shf_l_clamp: return type == PtxType::b32 ? &run3<Shf<true, false>, L> : nullptr;
+    case IntOp::shf_r_wrap: return type == PtxType::b32 ? &run3<Shf<false, true>, L> : nullptr;
+    case IntOp::shf_r_clamp: return type == PtxType::b32 ? &run3<Shf<false, false>, L> : nullptr;
     case IntOp::bfi:
+      if (kNarrow<L>) return nullptr;
       if (type == PtxType::b32) return &bfi<uint32_t>;
       if (type == PtxType::b64) return &bfi<uint64_t>;
       return nullptr;
   }
   return nullptr;
 }
+
+}  // namespace
+
+ExecFn select_integer_op(IntOp op, PtxType type) { return select_integer_lanes<uint64_t>(op, type); }
+ExecFn select_integer_op_narrow(IntOp op, PtxType type) { return select_integer_lanes<uint32_t>(op, type); }
 
 }  // namespace loom::simt

@@ -44,6 +44,16 @@ constexpr bool kSpan = S == MemorySpace::shared || S == MemorySpace::none;
 template <MemorySpace S>
 constexpr bool kWholeWarpPath = S == MemorySpace::global || S == MemorySpace::shared;
 
+// The addresses of a full warp from a wide or a narrow address register.
+inline void whole_warp_addresses_of(const uint64_t* base, uint64_t offset, uint32_t bytes, MemorySegment* segments,
+                                    WarpAddresses& out) {
+  whole_warp_addresses(base, offset, bytes, segments, out);
+}
+inline void whole_warp_addresses_of(const uint32_t* base, uint64_t offset, uint32_t bytes, MemorySegment* segments,
+                                    WarpAddresses& out) {
+  whole_warp_addresses32(base, offset, bytes, segments, out);
+}
+
 // Host pointer to `a.lo`, or nullptr when [a.lo, a.hi + Total) is not inside one window.
 template <MemorySpace S, uint32_t Total>
 uint8_t* whole_warp_range(const WarpContext& c, const WarpAddresses& a) {
@@ -64,8 +74,8 @@ void record_whole_warp(WarpContext& c, const WarpAddresses& a) {
 // The lane loop of ld and st: each active lane's address is checked (a fault names the
 // lane), recorded as a segment, and handed with its host pointer to `move(p, lane)`, which
 // moves the data; then the instruction's segment count, space and (shared) span are set.
-template <MemorySpace S, uint32_t Total, class Move>
-inline void access_lane_by_lane(WarpContext& c, const uint64_t* base, uint64_t offset, uint32_t mask, Move&& move) {
+template <MemorySpace S, uint32_t Total, class A, class Move>
+inline void access_lane_by_lane(WarpContext& c, const A* base, uint64_t offset, uint32_t mask, Move&& move) {
   MemorySpace space = S;
   SpaceWindow<S> window(c);
   MemorySegment* segments = c.out->segments.data();
@@ -73,7 +83,7 @@ inline void access_lane_by_lane(WarpContext& c, const uint64_t* base, uint64_t o
   uint64_t lo = ~uint64_t{0}, hi = 0;
   for_each_lane(mask, [&](int l) {
     uint64_t where;
-    uint8_t* p = window.at((base ? base[l] : 0) + offset, Total, l, where, space);
+    uint8_t* p = window.at((base ? uint64_t{base[l]} : 0) + offset, Total, l, where, space);
     segments[n] = {where, Total, static_cast<uint8_t>(l)};
     ++n;
     if constexpr (kSpan<S>) {
@@ -92,24 +102,26 @@ inline void access_lane_by_lane(WarpContext& c, const uint64_t* base, uint64_t o
 
 // Loads Vec elements of Bytes each; narrower signed values sign-extend into the register
 // (kFlagSigned), and aux masks the result to the register's width. Everything the lane loop
-// needs is in locals (see SpaceWindow).
-template <MemorySpace S, int Bytes, int Vec>
+// needs is in locals (see SpaceWindow). L and A: the value and address registers' lanes,
+// uint64_t (wide) or uint32_t (narrow twins, register_slots.h).
+template <MemorySpace S, int Bytes, int Vec, class L = uint64_t, class A = uint64_t>
 void load(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
-  const uint64_t* base = i.address != kNoOperand ? c.src(i.address) : nullptr;
+  const A* base = i.address != kNoOperand ? c.src_as<A>(i.address) : nullptr;
   constexpr uint32_t kTotal = Bytes * Vec;
-  uint64_t* d[Vec];
-  for (int k = 0; k < Vec; ++k) d[k] = c.dst(i.dst[k]);
+  L* d[Vec];
+  for (int k = 0; k < Vec; ++k) d[k] = c.dst_as<L>(i.dst[k]);
   const bool sign = (i.flags & DecodedInstruction::kFlagSigned) && Bytes < 8;
   constexpr int kShift = 64 - 8 * Bytes;
   const uint64_t width = i.aux, offset = static_cast<uint64_t>(i.offset);
   if constexpr (kWholeWarpPath<S>) {
     WarpAddresses a;
     if (mask == kFullMask && base) {
-      whole_warp_addresses(base, offset, kTotal, c.out->segments.data(), a);
+      whole_warp_addresses_of(base, offset, kTotal, c.out->segments.data(), a);
       if (const uint8_t* first = whole_warp_range<S, kTotal>(c, a)) {
         if constexpr (Bytes == 4 && Vec == 1) {
           if (!sign) {  // the usual 32-bit load: one gather, no sign to extend
-            whole_warp_load4(first, a, width, d[0]);
+            if constexpr (sizeof(L) == 8) whole_warp_load4(first, a, width, d[0]);
+            else whole_warp_load4_narrow(first, a, static_cast<uint32_t>(width), d[0]);
             record_whole_warp<S, kTotal>(c, a);
             return;
           }
@@ -118,7 +130,7 @@ void load(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
           for (int k = 0; k < Vec; ++k) {
             uint64_t v = read_le<Bytes>(first + (a.at[l] - a.lo) + k * Bytes);
             if (sign) v = static_cast<uint64_t>(static_cast<int64_t>(v << kShift) >> kShift);
-            d[k][l] = v & width;
+            d[k][l] = static_cast<L>(v & width);
           }
         record_whole_warp<S, kTotal>(c, a);
         return;
@@ -129,22 +141,22 @@ void load(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
     for (int k = 0; k < Vec; ++k) {
       uint64_t v = read_le<Bytes>(p + k * Bytes);
       if (sign) v = static_cast<uint64_t>(static_cast<int64_t>(v << kShift) >> kShift);
-      d[k][l] = v & width;
+      d[k][l] = static_cast<L>(v & width);
     }
   });
 }
 
-template <MemorySpace S, int Bytes, int Vec>
+template <MemorySpace S, int Bytes, int Vec, class L = uint64_t, class A = uint64_t>
 void store(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
-  const uint64_t* base = i.address != kNoOperand ? c.src(i.address) : nullptr;
+  const A* base = i.address != kNoOperand ? c.src_as<A>(i.address) : nullptr;
   constexpr uint32_t kTotal = Bytes * Vec;
-  const uint64_t* s[Vec];
-  for (int k = 0; k < Vec; ++k) s[k] = c.src(i.src[k]);
+  const L* s[Vec];
+  for (int k = 0; k < Vec; ++k) s[k] = c.src_as<L>(i.src[k]);
   const uint64_t offset = static_cast<uint64_t>(i.offset);
   if constexpr (kWholeWarpPath<S>) {
     WarpAddresses a;
     if (mask == kFullMask && base) {
-      whole_warp_addresses(base, offset, kTotal, c.out->segments.data(), a);
+      whole_warp_addresses_of(base, offset, kTotal, c.out->segments.data(), a);
       if (uint8_t* first = whole_warp_range<S, kTotal>(c, a)) {
         for (int l = 0; l < 32; ++l)  // in lane order: the highest lane's write to a shared address wins
           for (int k = 0; k < Vec; ++k) write_le<Bytes>(first + (a.at[l] - a.lo) + k * Bytes, s[k][l]);
@@ -158,32 +170,60 @@ void store(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
   });
 }
 
-template <MemorySpace S, int Bytes>
+template <MemorySpace S, int Bytes, class L, class A>
 ExecFn load_vec(int vec) {
-  return vec == 4 ? &load<S, Bytes, 4> : vec == 2 ? &load<S, Bytes, 2> : &load<S, Bytes, 1>;
+  return vec == 4 ? &load<S, Bytes, 4, L, A> : vec == 2 ? &load<S, Bytes, 2, L, A> : &load<S, Bytes, 1, L, A>;
 }
-template <MemorySpace S, int Bytes>
+template <MemorySpace S, int Bytes, class L, class A>
 ExecFn store_vec(int vec) {
-  return vec == 4 ? &store<S, Bytes, 4> : vec == 2 ? &store<S, Bytes, 2> : &store<S, Bytes, 1>;
+  return vec == 4 ? &store<S, Bytes, 4, L, A> : vec == 2 ? &store<S, Bytes, 2, L, A> : &store<S, Bytes, 1, L, A>;
 }
 
-template <MemorySpace S>
+// The narrow twins (L = uint32_t) exist for elements of at most 4 bytes.
+template <MemorySpace S, class L, class A>
 ExecFn load_for(int bytes, int vec) {
   switch (bytes) {
-    case 1: return load_vec<S, 1>(vec);
-    case 2: return load_vec<S, 2>(vec);
-    case 4: return load_vec<S, 4>(vec);
-    case 8: return load_vec<S, 8>(vec);
+    case 1: return load_vec<S, 1, L, A>(vec);
+    case 2: return load_vec<S, 2, L, A>(vec);
+    case 4: return load_vec<S, 4, L, A>(vec);
+    case 8:
+      if constexpr (sizeof(L) == 8) return load_vec<S, 8, L, A>(vec);
+      else return nullptr;
     default: return nullptr;
   }
 }
-template <MemorySpace S>
+template <MemorySpace S, class L, class A>
 ExecFn store_for(int bytes, int vec) {
   switch (bytes) {
-    case 1: return store_vec<S, 1>(vec);
-    case 2: return store_vec<S, 2>(vec);
-    case 4: return store_vec<S, 4>(vec);
-    case 8: return store_vec<S, 8>(vec);
+    case 1: return store_vec<S, 1, L, A>(vec);
+    case 2: return store_vec<S, 2, L, A>(vec);
+    case 4: return store_vec<S, 4, L, A>(vec);
+    case 8:
+      if constexpr (sizeof(L) == 8) return store_vec<S, 8, L, A>(vec);
+      else return nullptr;
+    default: return nullptr;
+  }
+}
+
+template <class L, class A>
+ExecFn load_lanes(MemorySpace space, int bytes, int vec) {
+  switch (space) {
+    case MemorySpace::global: return load_for<MemorySpace::global, L, A>(bytes, vec);
+    case MemorySpace::shared: return load_for<MemorySpace::shared, L, A>(bytes, vec);
+    case MemorySpace::local: return load_for<MemorySpace::local, L, A>(bytes, vec);
+    case MemorySpace::param: return load_for<MemorySpace::param, L, A>(bytes, vec);
+    case MemorySpace::constant: return load_for<MemorySpace::constant, L, A>(bytes, vec);
+    default: return load_for<MemorySpace::none, L, A>(bytes, vec);
+  }
+}
+
+template <class L, class A>
+ExecFn store_lanes(MemorySpace space, int bytes, int vec) {
+  switch (space) {
+    case MemorySpace::global: return store_for<MemorySpace::global, L, A>(bytes, vec);
+    case MemorySpace::shared: return store_for<MemorySpace::shared, L, A>(bytes, vec);
+    case MemorySpace::local: return store_for<MemorySpace::local, L, A>(bytes, vec);
+    case MemorySpace::none: return store_for<MemorySpace::none, L, A>(bytes, vec);
     default: return nullptr;
   }
 }
@@ -220,25 +260,13 @@ void memory_fault(const WarpContext& c, MemorySpace space, uint64_t address, uin
                        "'; expected every access inside memory the launch provides (check sizes and launch dimensions)");
 }
 
-ExecFn select_load(MemorySpace space, int bytes, int vec) {
-  switch (space) {
-    case MemorySpace::global: return load_for<MemorySpace::global>(bytes, vec);
-    case MemorySpace::shared: return load_for<MemorySpace::shared>(bytes, vec);
-    case MemorySpace::local: return load_for<MemorySpace::local>(bytes, vec);
-    case MemorySpace::param: return load_for<MemorySpace::param>(bytes, vec);
-    case MemorySpace::constant: return load_for<MemorySpace::constant>(bytes, vec);
-    default: return load_for<MemorySpace::none>(bytes, vec);
-  }
+MemoryHandlers select_load(MemorySpace space, int bytes, int vec) {
+  return {load_lanes<uint64_t, uint64_t>(space, bytes, vec), load_lanes<uint32_t, uint64_t>(space, bytes, vec),
+          load_lanes<uint64_t, uint32_t>(space, bytes, vec), load_lanes<uint32_t, uint32_t>(space, bytes, vec)};
 }
-
-ExecFn select_store(MemorySpace space, int bytes, int vec) {
-  switch (space) {
-    case MemorySpace::global: return store_for<MemorySpace::global>(bytes, vec);
-    case MemorySpace::shared: return store_for<MemorySpace::shared>(bytes, vec);
-    case MemorySpace::local: return store_for<MemorySpace::local>(bytes, vec);
-    case MemorySpace::none: return store_for<MemorySpace::none>(bytes, vec);
-    default: return nullptr;
-  }
+MemoryHandlers select_store(MemorySpace space, int bytes, int vec) {
+  return {store_lanes<uint64_t, uint64_t>(space, bytes, vec), store_lanes<uint32_t, uint64_t>(space, bytes, vec),
+          store_lanes<uint64_t, uint32_t>(space, bytes, vec), store_lanes<uint32_t, uint32_t>(space, bytes, vec)};
 }
 
 }  // namespace loom::simt

@@ -7,10 +7,12 @@ namespace loom::simt {
 
 namespace {
 
+// L: the register lanes, uint64_t (wide) or uint32_t (the narrow twin, register_slots.h).
+template <class L>
 void move(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
-  uint64_t* d = c.dst(i.dst[0]);
-  const uint64_t* a = c.src(i.src[0]);
-  const uint64_t width = i.aux;
+  L* d = c.dst_as<L>(i.dst[0]);
+  const L* a = c.src_as<L>(i.src[0]);
+  const auto width = static_cast<L>(i.aux);
   for_each_lane(mask, [&](int l) { d[l] = a[l] & width; });
 }
 
@@ -70,7 +72,8 @@ void add_offset(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
 
 }  // namespace
 
-ExecFn move_handler() { return &move; }
+ExecFn move_handler() { return &move<uint64_t>; }
+ExecFn move_handler_narrow() { return &move<uint32_t>; }
 ExecFn select_value_handler() { return &select_value; }
 ExecFn select_slct(PtxType c_type) {
   if (c_type == PtxType::s32) return &slct<int32_t>;

@@ -38,6 +38,7 @@ uint8_t* line_at(WarpContext& c, uint64_t address, uint32_t bytes, int lane, int
 // read from the first active lane: PTX requires it to be warp-uniform.
 uint64_t stride_of(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
   if (i.aux == kNoOperand) return kTile;
+  if (i.flags & DecodedInstruction::kFlagAuxNarrow) return c.src_as<uint32_t>(static_cast<uint32_t>(i.aux))[first_lane(mask)];
   return c.src(static_cast<uint32_t>(i.aux))[first_lane(mask)] & 0xffffffffu;
 }
 
@@ -74,29 +75,34 @@ void store_tile(WarpContext& c, const DecodedInstruction& i, uint32_t mask, cons
 
 bool is_accumulator(const DecodedInstruction& i) { return i.op == 2; }
 
-// Fragment registers <-> tile elements, per the layout above.
+// Fragment registers <-> tile elements, per the layout above. L: the fragment registers'
+// lanes, uint64_t (wide) or uint32_t (the narrow twins, register_slots.h).
+template <class L>
 void tile_to_fragment(WarpContext& c, const DecodedInstruction& i, uint32_t mask, const Tile& tile, bool accumulator,
                       PtxType type) {
   for_each_lane(mask, [&](int l) {
     if (accumulator && type == PtxType::f32) {
-      for (int k = 0; k < 8; ++k) c.dst(i.dst[k])[l] = tile[8 * l + k];
+      for (int k = 0; k < 8; ++k) c.dst_as<L>(i.dst[k])[l] = static_cast<L>(tile[8 * l + k]);
     } else if (accumulator) {
-      for (int r = 0; r < 4; ++r) c.dst(i.dst[r])[l] = tile[8 * l + 2 * r] | tile[8 * l + 2 * r + 1] << 16;
+      for (int r = 0; r < 4; ++r)
+        c.dst_as<L>(i.dst[r])[l] = static_cast<L>(tile[8 * l + 2 * r] | tile[8 * l + 2 * r + 1] << 16);
     } else {
       const int row = l % kTile;
-      for (int r = 0; r < 8; ++r) c.dst(i.dst[r])[l] = tile[row * kTile + 2 * r] | tile[row * kTile + 2 * r + 1] << 16;
+      for (int r = 0; r < 8; ++r)
+        c.dst_as<L>(i.dst[r])[l] = static_cast<L>(tile[row * kTile + 2 * r] | tile[row * kTile + 2 * r + 1] << 16);
     }
   });
 }
 
 // The accumulator tile as fp32 values, from registers src[first .. ].
+template <class L>
 void accumulator_from_fragment(WarpContext& c, const DecodedInstruction& i, int first, PtxType type, std::array<float, 256>& out) {
   for (int l = 0; l < 32; ++l) {
     if (type == PtxType::f32) {
-      for (int k = 0; k < 8; ++k) out[8 * l + k] = Repr<float>::load(c.src(i.src[first + k])[l]);
+      for (int k = 0; k < 8; ++k) out[8 * l + k] = Repr<float>::load(c.src_as<L>(i.src[first + k])[l]);
     } else {
       for (int r = 0; r < 4; ++r) {
-        const uint64_t v = c.src(i.src[first + r])[l];
+        const uint64_t v = c.src_as<L>(i.src[first + r])[l];
         out[8 * l + 2 * r] = half_to_float(static_cast<uint16_t>(v));
         out[8 * l + 2 * r + 1] = half_to_float(static_cast<uint16_t>(v >> 16));
       }
@@ -109,7 +115,7 @@ void accumulator_from_fragment(WarpContext& c, const DecodedInstruction& i, int 
 // nothing written) otherwise, and the line-by-line path names the fault. With rows in
 // memory (.row), lane l's register r is the r-th 32-bit word of row l % 16; with columns
 // (.col), the low half is element l % 16 of column 2r and the high half that of column 2r + 1.
-template <MemorySpace S>
+template <MemorySpace S, class L>
 bool load_operand_fragment(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
   if constexpr (S != MemorySpace::global && S != MemorySpace::shared) {
     return false;
@@ -122,8 +128,8 @@ bool load_operand_fragment(WarpContext& c, const DecodedInstruction& i, uint32_t
     if (!first) return false;
     for (int line = 0; line < kTile; ++line) c.add_segment(base + static_cast<uint64_t>(line) * pitch, 2 * kTile, line);
     c.out->space = S;
-    uint64_t* regs[8];
-    for (int r = 0; r < 8; ++r) regs[r] = c.dst(i.dst[static_cast<size_t>(r)]);
+    L* regs[8];
+    for (int r = 0; r < 8; ++r) regs[r] = c.dst_as<L>(i.dst[static_cast<size_t>(r)]);
     for (int row = 0; row < kTile; ++row)
       for (int r = 0; r < 8; ++r) {
         uint64_t word;
@@ -132,32 +138,32 @@ bool load_operand_fragment(WarpContext& c, const DecodedInstruction& i, uint32_t
         } else {
           word = read_le<4>(first + row * pitch + 4 * r);
         }
-        regs[r][row] = regs[r][row + kTile] = word;
+        regs[r][row] = regs[r][row + kTile] = static_cast<L>(word);
       }
     return true;
   }
 }
 
-template <MemorySpace S>
+template <MemorySpace S, class L = uint64_t>
 void wmma_load(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
-  if (load_operand_fragment<S>(c, i, mask)) return;
+  if (load_operand_fragment<S, L>(c, i, mask)) return;
   Tile tile;
   if (type_bytes(i.type) == 2) load_tile<S, 2>(c, i, mask, tile);
   else load_tile<S, 4>(c, i, mask, tile);
-  tile_to_fragment(c, i, mask, tile, is_accumulator(i), i.type);
+  tile_to_fragment<L>(c, i, mask, tile, is_accumulator(i), i.type);
 }
 
-template <MemorySpace S>
+template <MemorySpace S, class L = uint64_t>
 void wmma_store(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
   std::array<float, 256> values;
-  accumulator_from_fragment(c, i, 0, i.type, values);
+  accumulator_from_fragment<L>(c, i, 0, i.type, values);
   Tile tile;
   if (i.type == PtxType::f32) {
     for (int e = 0; e < 256; ++e) tile[e] = Repr<float>::store(values[e]);
   } else {
     for (int l = 0; l < 32; ++l)  // f16: copy the halves' bits without a round trip
       for (int r = 0; r < 4; ++r) {
-        const uint64_t v = c.src(i.src[r])[l];
+        const uint64_t v = c.src_as<L>(i.src[r])[l];
         tile[8 * l + 2 * r] = v & 0xffff;
         tile[8 * l + 2 * r + 1] = (v >> 16) & 0xffff;
       }
@@ -171,10 +177,10 @@ float input_value(uint64_t bits, bool bf16) {
 
 // Rows 0-15 of an a or b fragment (8 registers, lanes 0-15: row = lane, register r holds
 // columns 2r and 2r+1) as a 16x16 fp32 tile.
-template <bool Bf16>
+template <bool Bf16, class L>
 inline void widen_operand(const WarpContext& c, const uint32_t* regs, float (&tile)[kTile][kTile]) {
   for (int r = 0; r < 8; ++r) {
-    const uint64_t* p = c.src(regs[r]);
+    const L* p = c.src_as<L>(regs[r]);
     for (int row = 0; row < kTile; row += 2) {
       const Ints4 bits = {static_cast<int32_t>(p[row] & 0xffff), static_cast<int32_t>(p[row] >> 16 & 0xffff),
                           static_cast<int32_t>(p[row + 1] & 0xffff), static_cast<int32_t>(p[row + 1] >> 16 & 0xffff)};
@@ -188,39 +194,34 @@ inline void widen_operand(const WarpContext& c, const uint32_t* regs, float (&ti
 }
 
 // D = A * B + C with fp32 accumulation in k order (products of halves are exact in fp32).
-template <bool Bf16>
+template <bool Bf16, class L = uint64_t>
 void wmma_mma(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
   // With thousands of warps resident, a warp's fragments have usually left the host's
   // caches by the time its MMA issues (the loads feeding it took hundreds of cycles). Ask
-  // for all 64 lines at once so the misses overlap instead of arriving one by one: lanes
+  // for all their lines at once so the misses overlap instead of arriving one by one: lanes
   // 0-15 of the a and b registers, all lanes of the accumulators.
-  for (int r = 0; r < 16; ++r) {
-    const uint64_t* p = c.src(i.src[r]);
-    __builtin_prefetch(p);
-    __builtin_prefetch(p + 8);
-    __builtin_prefetch(p + 15);  // rows need not start on a line
-  }
-  for (int r = 16; r < 24; ++r) {
-    const uint64_t* p = c.src(i.src[r]);
-    for (int line = 0; line < 4; ++line) __builtin_prefetch(p + 8 * line);
-    __builtin_prefetch(p + 31);
+  for (int r = 0; r < 24; ++r) {
+    const auto* p = reinterpret_cast<const char*>(c.src_as<L>(i.src[r]));
+    const size_t bytes = (r < 16 ? 16 : 32) * sizeof(L);
+    for (size_t at = 0; at < bytes; at += 64) __builtin_prefetch(p + at);
+    __builtin_prefetch(p + bytes - 1);  // rows need not start on a line
   }
   if (mask == kFullMask && i.type == PtxType::f32 && i.type2 == PtxType::f32) {
-    static const WholeWarpMmaFn vector = whole_warp_mma_f32(Bf16);
+    static const auto vector = whole_warp_mma_f32<L>(Bf16);
     if (vector) {
-      const uint64_t* sources[24];
-      for (int r = 0; r < 24; ++r) sources[r] = c.src(i.src[static_cast<size_t>(r)]);
-      uint64_t* out[8];
-      for (int k = 0; k < 8; ++k) out[k] = c.dst(i.dst[static_cast<size_t>(k)]);
+      const L* sources[24];
+      for (int r = 0; r < 24; ++r) sources[r] = c.src_as<L>(i.src[static_cast<size_t>(r)]);
+      L* out[8];
+      for (int k = 0; k < 8; ++k) out[k] = c.dst_as<L>(i.dst[static_cast<size_t>(k)]);
       vector(sources, sources + 8, sources + 16, out);
       return;
     }
   }
   alignas(16) float a[kTile][kTile], b[kTile][kTile];
-  widen_operand<Bf16>(c, i.src.data(), a);
-  widen_operand<Bf16>(c, i.src.data() + 8, b);
+  widen_operand<Bf16, L>(c, i.src.data(), a);
+  widen_operand<Bf16, L>(c, i.src.data() + 8, b);
   alignas(16) std::array<float, 256> d;
-  accumulator_from_fragment(c, i, 16, i.type2, d);
+  accumulator_from_fragment<L>(c, i, 16, i.type2, d);
   // Every d[m][n] adds its products in k order, one multiply and one add each (exactly
   // what the scalar loop did); four columns at a time.
   for (int m = 0; m < kTile; ++m) {
@@ -238,15 +239,16 @@ void wmma_mma(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
     std::memcpy(&d[static_cast<size_t>(m * kTile)], row, sizeof row);
   }
   if (i.type == PtxType::f32) {
-    uint64_t* out[8];
-    for (int k = 0; k < 8; ++k) out[k] = c.dst(i.dst[k]);
+    L* out[8];
+    for (int k = 0; k < 8; ++k) out[k] = c.dst_as<L>(i.dst[k]);
     for_each_lane(mask, [&](int l) {
-      for (int k = 0; k < 8; ++k) out[k][l] = Repr<float>::store(d[static_cast<size_t>(8 * l + k)]);
+      for (int k = 0; k < 8; ++k) out[k][l] = static_cast<L>(Repr<float>::store(d[static_cast<size_t>(8 * l + k)]));
     });
   } else {
     for_each_lane(mask, [&](int l) {
       for (int r = 0; r < 4; ++r)
-        c.dst(i.dst[r])[l] = uint64_t{float_to_half(d[8 * l + 2 * r])} | uint64_t{float_to_half(d[8 * l + 2 * r + 1])} << 16;
+        c.dst_as<L>(i.dst[r])[l] =
+            static_cast<L>(uint32_t{float_to_half(d[8 * l + 2 * r])} | uint32_t{float_to_half(d[8 * l + 2 * r + 1])} << 16);
     });
   }
 }
@@ -281,24 +283,32 @@ void mma_m16n8k16(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
   });
 }
 
+template <class L>
+ExecFn wmma_load_lanes(MemorySpace space) {
+  switch (space) {
+    case MemorySpace::global: return &wmma_load<MemorySpace::global, L>;
+    case MemorySpace::shared: return &wmma_load<MemorySpace::shared, L>;
+    default: return &wmma_load<MemorySpace::none, L>;
+  }
+}
+template <class L>
+ExecFn wmma_store_lanes(MemorySpace space) {
+  switch (space) {
+    case MemorySpace::global: return &wmma_store<MemorySpace::global, L>;
+    case MemorySpace::shared: return &wmma_store<MemorySpace::shared, L>;
+    default: return &wmma_store<MemorySpace::none, L>;
+  }
+}
+
 }  // namespace
 
-ExecFn wmma_load_handler_for(MemorySpace space) {
-  switch (space) {
-    case MemorySpace::global: return &wmma_load<MemorySpace::global>;
-    case MemorySpace::shared: return &wmma_load<MemorySpace::shared>;
-    default: return &wmma_load<MemorySpace::none>;
-  }
-}
-ExecFn wmma_store_handler_for(MemorySpace space) {
-  switch (space) {
-    case MemorySpace::global: return &wmma_store<MemorySpace::global>;
-    case MemorySpace::shared: return &wmma_store<MemorySpace::shared>;
-    default: return &wmma_store<MemorySpace::none>;
-  }
-}
+ExecFn wmma_load_handler_for(MemorySpace space) { return wmma_load_lanes<uint64_t>(space); }
+ExecFn wmma_store_handler_for(MemorySpace space) { return wmma_store_lanes<uint64_t>(space); }
+ExecFn wmma_load_handler_narrow(MemorySpace space) { return wmma_load_lanes<uint32_t>(space); }
+ExecFn wmma_store_handler_narrow(MemorySpace space) { return wmma_store_lanes<uint32_t>(space); }
 // The input type is chosen at decode, so the lane loops are compiled for it.
 ExecFn wmma_mma_handler(bool bf16) { return bf16 ? &wmma_mma<true> : &wmma_mma<false>; }
+ExecFn wmma_mma_handler_narrow(bool bf16) { return bf16 ? &wmma_mma<true, uint32_t> : &wmma_mma<false, uint32_t>; }
 ExecFn mma_m16n8k16_handler() { return &mma_m16n8k16; }
 
 }  // namespace loom::simt

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <type_traits>
 
 #include "arch/simt/ptx/exec_context.h"
@@ -59,7 +60,7 @@ void FunctionalModel::reserve_slots(int slot_count) {
   for (const CtaState& c : slots_) LOOM_CHECK(!c.active, "functional model", "reserve_slots while CTAs are resident");
   slots_.assign(static_cast<size_t>(slot_count), CtaState{});
   // Every slot's registers in one buffer, on huge pages where the host gives them.
-  registers_per_cta_ = size_t{launch_.kernel->storage_slots()} * 32 * launch_.warps_per_cta;
+  registers_per_cta_ = size_t{launch_.kernel->storage_units()} * 16 * launch_.warps_per_cta;
   registers_ = HugePageBuffer(registers_per_cta_ * sizeof(uint64_t) * static_cast<size_t>(slot_count));
 }
 
@@ -76,10 +77,11 @@ void FunctionalModel::start_cta(int slot, int64_t cta_id) {
   c.cta_id = cta_id;
   c.ctaid = {static_cast<uint32_t>(id % g.x), static_cast<uint32_t>(id / g.x % g.y), static_cast<uint32_t>(id / (uint64_t{g.x} * g.y))};
   const uint32_t warps = launch_.warps_per_cta;
-  const size_t per_warp = size_t{k.storage_slots()} * 32;
+  const size_t per_warp = size_t{k.storage_units()} * 16;
   // Registers and memory start zeroed so results never depend on a slot's previous CTA.
   uint64_t* registers = static_cast<uint64_t*>(registers_.data()) + registers_per_cta_ * static_cast<size_t>(slot);
-  std::fill_n(registers, registers_per_cta_, uint64_t{0});
+  // (memset: narrow units are read as uint32_t, wide ones as uint64_t.)
+  std::memset(registers, 0, registers_per_cta_ * sizeof(uint64_t));
   c.shared.assign(launch_.shared_bytes, 0);
   c.local.assign(size_t{k.local_bytes} * 32 * warps, 0);
   c.warps.resize(warps);
@@ -105,7 +107,8 @@ void FunctionalModel::fill_special_registers(CtaState& c, uint32_t warp) {
   const Dim3 &b = launch_.block, &g = launch_.grid;
   uint64_t* regs = c.warps[warp].regs;
   for (size_t i = 0; i < k.specials.size(); ++i) {
-    uint64_t* r = regs + (k.special_slot + i) * 32;
+    uint64_t* r = regs + (k.special_slot + 3 * i) * 16;  // the wide copy, then the narrow one
+    auto* narrow = reinterpret_cast<uint32_t*>(r + 32);
     for (uint32_t lane = 0; lane < 32; ++lane) {
       const uint32_t t = warp * 32 + lane;
       uint64_t v = 0;
@@ -136,6 +139,7 @@ void FunctionalModel::fill_special_registers(CtaState& c, uint32_t warp) {
         default: break;
       }
       r[lane] = v;
+      narrow[lane] = static_cast<uint32_t>(v);
     }
   }
 }
@@ -175,10 +179,11 @@ void FunctionalModel::prefetch(const WarpStateHandle& warp, const StaticInstruct
   const auto* regs = static_cast<const uint64_t*>(warp.registers);
   __builtin_prefetch(warp.state);
   __builtin_prefetch(static_cast<const char*>(warp.state) + 64);
-  auto lines = [regs](uint32_t operand, auto write) {
+  auto lines = [regs, &k](uint32_t operand, auto write) {
     if (operand & kConstantFlag) return;  // a constant, or kNoOperand
-    const uint64_t* r = regs + size_t{operand} * 32;
-    for (int line = 0; line < 4; ++line) __builtin_prefetch(r + 8 * line, decltype(write)::value);
+    const uint64_t* r = regs + size_t{operand} * 16;
+    const int count = k.is_narrow(operand) ? 2 : 4;  // 128 or 256 bytes
+    for (int line = 0; line < count; ++line) __builtin_prefetch(r + 8 * line, decltype(write)::value);
   };
   lines(d.guard, std::false_type{});
   lines(d.address, std::false_type{});
@@ -193,7 +198,11 @@ void FunctionalModel::step(CtaState& cta, WarpState& w, int warp, ExecutedInstru
   const uint32_t pc = top.pc;
   const DecodedInstruction& d = k.code[pc];
   uint32_t mask = top.mask;
-  if (d.guard != kNoOperand) mask &= predicate_mask(w.regs + size_t{d.guard} * 32, d.guard_negated);
+  if (d.guard != kNoOperand) {
+    const uint64_t* pred = w.regs + size_t{d.guard} * 16;
+    mask &= d.guard_narrow ? predicate_mask(reinterpret_cast<const uint32_t*>(pred), d.guard_negated)
+                           : predicate_mask(pred, d.guard_negated);
+  }
   const StaticInstruction& info = k.statics[pc];
   out.inst = &info;
   out.pc = pc;
@@ -208,6 +217,7 @@ void FunctionalModel::step(CtaState& cta, WarpState& w, int warp, ExecutedInstru
         WarpContext context;
         context.regs = w.regs;
         context.constants = k.constants.data();
+        context.constants32 = k.constants32.data();
         context.launch = &launch_;
         context.cta = &cta;
         context.warp = &w;

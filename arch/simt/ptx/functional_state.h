@@ -79,7 +79,7 @@ struct alignas(64) WarpState {
   uint8_t barrier = 0;       // barrier id waited on
   uint32_t barrier_pc = 0;   // the bar.sync it waits at (messages)
   int64_t executed = 0;      // warp instructions so far (%clock)
-  uint64_t* regs = nullptr;  // storage_slots x 32 lanes
+  uint64_t* regs = nullptr;  // storage_units() x 128 bytes (ptx_program.h)
   uint8_t* local = nullptr;  // 32 lanes x local_bytes
 };
 static_assert(sizeof(WarpState) <= 128, "a warp's state stays within the two lines a hint fetches");

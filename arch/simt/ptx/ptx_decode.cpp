@@ -71,7 +71,7 @@ PtxKernel decode_kernel(const PtxModule& module, const std::string& entry_name, 
   kernel.estimated_registers = estimate_registers_per_thread(kernel);
   if (options.schedule) schedule_issue_order(kernel);
   assign_reconvergence_points(kernel.code);
-  pack_register_slots(kernel);  // after everything that reads operands as register ids
+  pack_register_slots(kernel, options.narrow_registers);  // after everything that reads operands as register ids
   return kernel;
 }
 

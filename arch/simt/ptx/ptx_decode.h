@@ -14,6 +14,10 @@ struct DecodeOptions {
   // Issue each block in the order ptxas's scheduler would roughly give it (issue_order.h);
   // false: exactly as the PTX is written.
   bool schedule = true;
+  // Keep registers of at most 32 bits in 32-bit lanes where every instruction naming them
+  // has a narrow handler (register_slots.h); false: every register in 64-bit lanes (the
+  // reference the tests compare with).
+  bool narrow_registers = true;
 };
 
 // The kernel `entry_name` of the module ("" when the module has exactly one).

@@ -32,6 +32,13 @@ inline constexpr uint32_t kConstantFlag = 0x80000000u;
 inline constexpr uint32_t kNoOperand = 0xffffffffu;
 inline constexpr uint32_t kNoReconvergence = 0xffffffffu;  // reconverge only as lanes exit
 
+template <size_t N>
+constexpr std::array<uint32_t, N> no_operands() {
+  std::array<uint32_t, N> a{};
+  a.fill(kNoOperand);
+  return a;
+}
+
 struct DecodedInstruction {
   ExecFn exec = nullptr;
   Control control = Control::none;
@@ -43,18 +50,28 @@ struct DecodedInstruction {
   uint8_t flags = 0;  // kFlag* below
   uint8_t vec = 1;    // elements per lane of a vector ld/st
   bool guard_negated = false;
+  bool guard_narrow = false;      // the guard predicate is in a narrow slot (register_slots.h)
   uint32_t guard = kNoOperand;    // predicate storage index
   uint32_t target = 0;            // branch target pc
   uint32_t reconverge = kNoReconvergence;
   uint32_t address = kNoOperand;  // base register of a memory operand (kNoOperand: absolute)
   int64_t offset = 0;             // address displacement, or a small immediate parameter
   uint64_t aux = 0;               // result width mask, LUT, ...
-  std::array<uint32_t, StaticInstruction::kMaxDst> dst{};
-  std::array<uint32_t, StaticInstruction::kMaxSrc> src{};
+  // The same operation on 32-bit register lanes (register_slots.h), for the decoder to
+  // offer where the instruction's values fit in 32 bits; nullptr where there is none.
+  // The packing pass makes it `exec` when every register among src and dst is narrow.
+  ExecFn narrow = nullptr;
+  // ld/st: the same with a narrow address register, values wide or narrow.
+  ExecFn narrow_address = nullptr, narrow_both = nullptr;
+  bool narrow_sources_only = false;  // the twin narrows src only (mul.wide: its result is wide)
+  // Entries past n_dst / n_src are kNoOperand: no pass mistakes them for register 0.
+  std::array<uint32_t, StaticInstruction::kMaxDst> dst = no_operands<StaticInstruction::kMaxDst>();
+  std::array<uint32_t, StaticInstruction::kMaxSrc> src = no_operands<StaticInstruction::kMaxSrc>();
 
   static constexpr uint8_t kFlagSaturate = 1, kFlagNegateC = 2, kFlagSecondDst = 4, kFlagSigned = 8;
   // aux holds an operand encoding (wmma's stride), renamed with the others (register_slots.h).
   static constexpr uint8_t kFlagAuxOperand = 16;
+  static constexpr uint8_t kFlagAuxNarrow = 32;  // that operand is in a narrow slot (register_slots.h)
 };
 
 struct KernelParam {
@@ -77,12 +94,16 @@ struct PtxKernel {
   std::vector<DecodedInstruction> code;
   std::vector<StaticInstruction> statics;  // parallel to code
   std::vector<PtxRegister> registers;      // register id -> declaration (only those used)
-  std::vector<SpecialRegister> specials;   // storage index special_slot + i
-  // Registers occupy storage slots 0 .. special_slot-1, packed by liveness (register_slots.h):
-  // decoded operands name slots, StaticInstruction keeps the register ids.
+  std::vector<SpecialRegister> specials;   // storage index special_slot + 3 i (wide), + 3 i + 2 (narrow)
+  // After decoding, a storage index counts 128-byte units of a warp's register storage
+  // (register_slots.h): a wide slot is 32 lanes of 64 bits (two units), a narrow one 32
+  // lanes of 32 bits (one unit, narrow_begin .. narrow_end). Registers are packed by
+  // liveness; decoded operands name units, StaticInstruction keeps the register ids.
   uint32_t special_slot = 0;
-  uint32_t scratch_slot = 0;               // storage index for "_" results
+  uint32_t scratch_slot = 0;               // storage index for "_" results (wide)
+  uint32_t narrow_begin = 0, narrow_end = 0;
   std::vector<uint64_t> constants;         // constant table: 32 copies of each value
+  std::vector<uint32_t> constants32;       // the same, 32-bit lanes (narrow handlers)
   std::vector<KernelParam> params;
   uint32_t param_bytes = 0;
   std::vector<SharedSymbol> shared;
@@ -94,7 +115,9 @@ struct PtxKernel {
   int estimated_registers = 0;         // what a CTA is charged per thread
 
   uint32_t register_count() const { return static_cast<uint32_t>(registers.size()); }
-  uint32_t storage_slots() const { return scratch_slot + 1; }
+  // 128-byte units of register storage per warp (the scratch slot, wide, comes last).
+  uint32_t storage_units() const { return scratch_slot + 2; }
+  bool is_narrow(uint32_t operand) const { return operand >= narrow_begin && operand < narrow_end; }
   uint32_t dynamic_shared_offset() const {
     return (static_shared_bytes + dynamic_shared_align - 1) / dynamic_shared_align * dynamic_shared_align;
   }

@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "arch/simt/ptx/control_flow_graph.h"
+#include "arch/simt/ptx/ptx_types.h"
 #include "arch/simt/ptx/register_access.h"
+#include "sim/error.h"
 
 namespace loom::simt {
 
@@ -40,13 +42,123 @@ class Bits {
   std::vector<uint64_t> w_;
 };
 
+// Which registers can live in 32-bit lanes. A register is narrow when its declared type
+// has at most 32 bits and every instruction that names it has a narrow twin (all the
+// registers its twin narrows then share one decision: every src and dst, or only the src
+// of mul.wide). The address of an ld/st without address twins is read at 64 bits, and the
+// scratch slot is wide, so registers there stay wide. Specials are held at both widths
+// (they are read-only), and the executor reads a guard, and wmma its stride, either way.
+std::vector<bool> narrow_registers(const PtxKernel& k) {
+  const size_t regs = k.register_count();
+  const size_t scratch = regs + k.specials.size();  // the storage index of "_" before packing
+  std::vector<uint32_t> parent(regs);
+  for (size_t r = 0; r < regs; ++r) parent[r] = static_cast<uint32_t>(r);
+  auto find = [&](uint32_t r) {
+    while (parent[r] != r) r = parent[r] = parent[parent[r]];
+    return r;
+  };
+  std::vector<bool> wide(regs, false);
+  for (size_t r = 0; r < regs; ++r) {
+    const PtxType t = k.registers[r].type;
+    if (t != PtxType::pred && (type_bytes(t) == 0 || type_bytes(t) > 4)) wide[r] = true;
+  }
+  auto is_reg = [&](uint64_t x) { return x != kNoOperand && !(x & kConstantFlag) && x < regs; };
+  for (const DecodedInstruction& d : k.code) {
+    if (is_reg(d.address) && !d.narrow_address) wide[d.address] = true;
+    if (!d.narrow) {  // every field the renaming covers (unused ones are kNoOperand)
+      for (uint32_t x : d.src)
+        if (is_reg(x)) wide[x] = true;
+      for (uint32_t x : d.dst)
+        if (is_reg(x)) wide[x] = true;
+      continue;
+    }
+    uint32_t first = kNoOperand;
+    bool scratch_value = false;
+    auto join = [&](uint32_t x) {
+      if (x == scratch) scratch_value = true;
+      if (!is_reg(x)) return;  // a constant or a special
+      if (first == kNoOperand) first = x;
+      else parent[find(x)] = find(first);
+    };
+    for (int i = 0; i < d.n_src; ++i) join(d.src[static_cast<size_t>(i)]);
+    for (int i = 0; i < d.n_dst; ++i) {
+      const uint32_t x = d.dst[static_cast<size_t>(i)];
+      if (d.narrow_sources_only) {
+        if (is_reg(x)) wide[x] = true;
+      } else {
+        join(x);
+      }
+    }
+    if (scratch_value && first != kNoOperand) wide[first] = true;
+  }
+  std::vector<bool> wide_set(regs, false);
+  for (size_t r = 0; r < regs; ++r)
+    if (wide[r]) wide_set[find(static_cast<uint32_t>(r))] = true;
+  std::vector<bool> narrow(regs);
+  for (size_t r = 0; r < regs; ++r) narrow[r] = !wide_set[find(static_cast<uint32_t>(r))];
+  return narrow;
+}
+
+// Lays the slots out in 128-byte units (wide slots, narrow slots, specials, scratch),
+// renames every operand to its unit, and switches instructions whose registers are narrow
+// to their narrow twins. Each special takes three units: its wide copy, then its narrow one.
+void lay_out_slots(PtxKernel& k, const std::vector<uint32_t>& slot, const std::vector<bool>& narrow) {
+  const size_t regs = k.register_count();
+  uint32_t wide_slots = 0, narrow_slots = 0;
+  for (size_t r = 0; r < regs; ++r)
+    (narrow[r] ? narrow_slots : wide_slots) = std::max(narrow[r] ? narrow_slots : wide_slots, slot[r] + 1);
+  const uint32_t narrow_begin = 2 * wide_slots, specials_begin = narrow_begin + narrow_slots;
+  const uint32_t specials = static_cast<uint32_t>(k.specials.size());
+  // `narrow_values`: the operand is read by a narrow twin (specials then use their narrow copy).
+  auto unit = [&](uint32_t x, bool narrow_values) -> uint32_t {
+    if (x == kNoOperand || (x & kConstantFlag)) return x;
+    if (x < regs) return narrow[x] ? narrow_begin + slot[x] : 2 * slot[x];
+    const uint32_t i = x - static_cast<uint32_t>(regs);
+    if (i < specials) return specials_begin + 3 * i + (narrow_values ? 2 : 0);
+    return specials_begin + 3 * specials;  // the scratch slot
+  };
+  for (DecodedInstruction& d : k.code) {
+    // One register decides for all those the twin narrows (they share a decision).
+    uint32_t reg = kNoOperand;
+    for (int i = 0; i < d.n_src && reg == kNoOperand; ++i)
+      if (d.src[static_cast<size_t>(i)] < regs) reg = d.src[static_cast<size_t>(i)];
+    for (int i = 0; i < d.n_dst && reg == kNoOperand && !d.narrow_sources_only; ++i)
+      if (d.dst[static_cast<size_t>(i)] < regs) reg = d.dst[static_cast<size_t>(i)];
+    const bool values = reg != kNoOperand && narrow[reg], address = d.address < regs && narrow[d.address];
+    if (values || address) {
+      d.exec = !address ? d.narrow : values ? d.narrow_both : d.narrow_address;
+      LOOM_CHECK(d.exec, "register slots", "an instruction with narrow registers lacks its narrow handler");
+    }
+    for (uint32_t& x : d.src) x = unit(x, values);
+    for (uint32_t& x : d.dst) x = unit(x, values && !d.narrow_sources_only);
+    d.guard_narrow = d.guard < regs && narrow[d.guard];
+    d.guard = unit(d.guard, false);
+    d.address = unit(d.address, false);
+    if (auxiliary_operand(d) && d.aux != kNoOperand) {
+      if (d.aux < regs && narrow[d.aux]) d.flags |= DecodedInstruction::kFlagAuxNarrow;
+      d.aux = unit(static_cast<uint32_t>(d.aux), false);
+    }
+  }
+  k.narrow_begin = narrow_begin;
+  k.narrow_end = specials_begin;
+  k.special_slot = specials_begin;
+  k.scratch_slot = specials_begin + 3 * specials;
+  k.constants32.resize(k.constants.size());
+  for (size_t i = 0; i < k.constants.size(); ++i) k.constants32[i] = static_cast<uint32_t>(k.constants[i]);
+}
+
 }  // namespace
 
-void pack_register_slots(PtxKernel& k) {
+void pack_register_slots(PtxKernel& k, bool narrow_allowed) {
   const size_t regs = k.register_count();
-  if (regs == 0 || regs > kMaxPackedRegisters || k.code.empty()) return;
+  std::vector<uint32_t> slot(regs);
+  for (size_t r = 0; r < regs; ++r) slot[r] = static_cast<uint32_t>(r);
   std::vector<RegisterAccess> access;
-  if (!collect_register_access(k, access)) return;
+  if (regs == 0 || regs > kMaxPackedRegisters || k.code.empty() || !collect_register_access(k, access)) {
+    lay_out_slots(k, slot, std::vector<bool>(regs, false));  // one wide slot per register
+    return;
+  }
+  const std::vector<bool> narrow = narrow_allowed ? narrow_registers(k) : std::vector<bool>(regs, false);
   // A guarded write may not happen, so it does not end the old value's life.
   auto kills = [&](size_t pc) { return k.code[pc].guard == kNoOperand; };
 
@@ -95,36 +207,22 @@ void pack_register_slots(PtxKernel& k) {
     }
   }
 
-  // Greedy colouring in register order: the lowest slot no coloured neighbour holds.
-  std::vector<uint32_t> slot(regs, 0);
-  uint32_t slots = 0;
-  std::vector<uint32_t> taken_by;  // per slot: the last register that found it taken
+  // Greedy colouring in register order, narrow and wide registers apart: the lowest slot of
+  // its kind no coloured neighbour of its kind holds.
+  std::vector<uint32_t> slots(2, 0);
+  std::vector<std::vector<uint32_t>> taken_by(2);  // per kind and slot: the last register that found it taken
   for (size_t r = 0; r < regs; ++r) {
-    taken_by.resize(slots + 1, UINT32_MAX);
+    const size_t kind = narrow[r] ? 1 : 0;
+    taken_by[kind].resize(slots[kind] + 1, UINT32_MAX);
     conflict[r].for_each([&](size_t v) {
-      if (v < r) taken_by[slot[v]] = static_cast<uint32_t>(r);
+      if (v < r && narrow[v] == narrow[r]) taken_by[kind][slot[v]] = static_cast<uint32_t>(r);
     });
     uint32_t s = 0;
-    while (s < slots && taken_by[s] == r) ++s;
+    while (s < slots[kind] && taken_by[kind][s] == r) ++s;
     slot[r] = s;
-    slots = std::max(slots, s + 1);
+    slots[kind] = std::max(slots[kind], s + 1);
   }
-
-  const uint32_t specials = static_cast<uint32_t>(k.specials.size());
-  auto rename = [&](uint32_t x) -> uint32_t {
-    if (x == kNoOperand || (x & kConstantFlag)) return x;
-    if (x < regs) return slot[x];
-    return slots + (x - static_cast<uint32_t>(regs));  // specials, then scratch, keep their order
-  };
-  for (DecodedInstruction& d : k.code) {
-    for (uint32_t& x : d.src) x = rename(x);
-    for (uint32_t& x : d.dst) x = rename(x);
-    d.guard = rename(d.guard);
-    d.address = rename(d.address);
-    if (auxiliary_operand(d) && d.aux != kNoOperand) d.aux = rename(static_cast<uint32_t>(d.aux));
-  }
-  k.special_slot = slots;
-  k.scratch_slot = slots + specials;
+  lay_out_slots(k, slot, narrow);
 }
 
 }  // namespace loom::simt

@@ -15,15 +15,34 @@
 // through the CFG. Guarded writes do not end a value's life (the guard may be false).
 // Every instruction's results also interfere with its own sources, so no handler ever sees
 // a source and a destination in one slot unless the PTX itself named the same register.
+//
+// Narrow registers. A register of at most 32 bits held in a 64-bit lane wastes half of every
+// host cache line the handlers touch; with thousands of resident warps those lines are most
+// of what misses the host's caches (docs/performance.md). So a register whose declared type
+// has at most 32 bits, and which only instructions with a narrow twin name, is kept in
+// 32-bit lanes, and those instructions run their twin (DecodedInstruction::narrow), which
+// reads and writes every value register (src and dst) at 32 bits. An ld or st address
+// register is decided apart from the values (narrow_address, narrow_both); a guard is read
+// by the executor at either width.
+// A twin reads all its values one way, so an instruction ties its registers together
+// (union-find): one register that some handler without a twin names keeps its whole group
+// wide. Results are the same either way: a register of at most 32 bits only ever holds
+// values of at most 32 bits, zero-extended in a wide lane.
+//
+// Layout, in 128-byte units per warp: wide slots (two units each), narrow slots (one unit),
+// the special registers (read-only, so each is held twice: wide, then narrow for the twins
+// that read it), the scratch slot (wide). Operands name units.
 #pragma once
 
 #include "arch/simt/ptx/ptx_program.h"
 
 namespace loom::simt {
 
-// Renames the storage slots of `kernel.code` in place (registers, then specials, then the
-// scratch slot) and sets kernel.special_slot / scratch_slot. Leaves the kernel as it is
-// when it cannot prove every register operand is covered (or the kernel is huge).
-void pack_register_slots(PtxKernel& kernel);
+// Renames the storage of `kernel.code` in place to units (above), sets special_slot,
+// scratch_slot, narrow_begin/end and constants32, and switches instructions whose values
+// are narrow to their twins. When it cannot prove every register operand is covered (or
+// the kernel is huge), or `narrow` is false, every register keeps a wide slot of its own
+// (unpacked in the first case).
+void pack_register_slots(PtxKernel& kernel, bool narrow = true);
 
 }  // namespace loom::simt

@@ -17,12 +17,15 @@ namespace loom::simt {
 static_assert(sizeof(MemorySegment) == 16 && offsetof(MemorySegment, address) == 0 &&
               offsetof(MemorySegment, bytes) == 8 && offsetof(MemorySegment, lane) == 12);
 
-void whole_warp_addresses_portable(const uint64_t* base, uint64_t offset, uint32_t bytes, MemorySegment* segments,
-                                   WarpAddresses& out) {
+namespace {
+
+// B: the address register's lanes, uint64_t or uint32_t (a narrow slot, zero-extended).
+template <class B>
+void addresses_portable(const B* base, uint64_t offset, uint32_t bytes, MemorySegment* segments, WarpAddresses& out) {
   auto* words = reinterpret_cast<uint8_t*>(segments);
   uint64_t lo = ~uint64_t{0}, hi = 0;
   for (int l = 0; l < 32; ++l) {
-    const uint64_t at = base[l] + offset;
+    const uint64_t at = uint64_t{base[l]} + offset;
     const uint64_t tail = uint64_t{bytes} | uint64_t(l) << 32;
     out.at[l] = at;
     std::memcpy(words + 16 * l, &at, 8);
@@ -34,7 +37,26 @@ void whole_warp_addresses_portable(const uint64_t* base, uint64_t offset, uint32
   out.hi = hi;
 }
 
+}  // namespace
+
+void whole_warp_addresses_portable(const uint64_t* base, uint64_t offset, uint32_t bytes, MemorySegment* segments,
+                                   WarpAddresses& out) {
+  addresses_portable(base, offset, bytes, segments, out);
+}
+void whole_warp_addresses32_portable(const uint32_t* base, uint64_t offset, uint32_t bytes, MemorySegment* segments,
+                                     WarpAddresses& out) {
+  addresses_portable(base, offset, bytes, segments, out);
+}
+
 void whole_warp_load4_portable(const uint8_t* first, const WarpAddresses& a, uint64_t width, uint64_t* d) {
+  for (int l = 0; l < 32; ++l) {
+    uint32_t v;
+    std::memcpy(&v, first + (a.at[l] - a.lo), 4);
+    d[l] = v & width;
+  }
+}
+
+void whole_warp_load4_narrow_portable(const uint8_t* first, const WarpAddresses& a, uint32_t width, uint32_t* d) {
   for (int l = 0; l < 32; ++l) {
     uint32_t v;
     std::memcpy(&v, first + (a.at[l] - a.lo), 4);
@@ -55,8 +77,29 @@ __attribute__((target("avx2"))) void whole_warp_load4_avx2(const uint8_t* first,
   }
 }
 
-__attribute__((target("avx2"))) void whole_warp_addresses_avx2(const uint64_t* base, uint64_t offset, uint32_t bytes,
-                                                               MemorySegment* segments, WarpAddresses& out) {
+__attribute__((target("avx2"))) void whole_warp_load4_narrow_avx2(const uint8_t* first, const WarpAddresses& a,
+                                                                  uint32_t width, uint32_t* d) {
+  const __m256i lo = _mm256_set1_epi64x(static_cast<int64_t>(a.lo));
+  const __m128i mask = _mm_set1_epi32(static_cast<int>(width));
+  const auto* words = reinterpret_cast<const int*>(first);
+  for (int l = 0; l < 32; l += 4) {
+    const __m256i index = _mm256_sub_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.at + l)), lo);
+    const __m128i v = _mm256_i64gather_epi32(words, index, 1);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + l), _mm_and_si128(v, mask));
+  }
+}
+
+namespace {
+
+template <class B>
+__attribute__((target("avx2"))) inline __m256i four_lanes(const B* base) {
+  if constexpr (sizeof(B) == 8) return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base));
+  else return _mm256_cvtepu32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(base)));
+}
+
+template <class B>
+__attribute__((target("avx2"))) void addresses_avx2(const B* base, uint64_t offset, uint32_t bytes, MemorySegment* segments,
+                                                    WarpAddresses& out) {
   // Unsigned order through signed compares: flip the top bit of both sides.
   const __m256i flip = _mm256_set1_epi64x(static_cast<int64_t>(uint64_t{1} << 63));
   const __m256i add = _mm256_set1_epi64x(static_cast<int64_t>(offset));
@@ -68,7 +111,7 @@ __attribute__((target("avx2"))) void whole_warp_addresses_avx2(const uint64_t* b
   __m256i hi = _mm256_set1_epi64x(static_cast<int64_t>(uint64_t{1} << 63));         // 0, flipped
   auto* words = reinterpret_cast<__m256i*>(segments);
   for (int l = 0; l < 32; l += 4) {
-    const __m256i at = _mm256_add_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + l)), add);
+    const __m256i at = _mm256_add_epi64(four_lanes(base + l), add);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.at + l), at);
     const __m256i key = _mm256_xor_si256(at, flip);
     lo = _mm256_blendv_epi8(lo, key, _mm256_cmpgt_epi64(lo, key));
@@ -90,19 +133,41 @@ __attribute__((target("avx2"))) void whole_warp_addresses_avx2(const uint64_t* b
   out.lo = l0;
   out.hi = h0;
 }
+
+}  // namespace
+
+__attribute__((target("avx2"))) void whole_warp_addresses_avx2(const uint64_t* base, uint64_t offset, uint32_t bytes,
+                                                               MemorySegment* segments, WarpAddresses& out) {
+  addresses_avx2(base, offset, bytes, segments, out);
+}
+__attribute__((target("avx2"))) void whole_warp_addresses32_avx2(const uint32_t* base, uint64_t offset, uint32_t bytes,
+                                                                 MemorySegment* segments, WarpAddresses& out) {
+  addresses_avx2(base, offset, bytes, segments, out);
+}
 #else
 void whole_warp_load4_avx2(const uint8_t* first, const WarpAddresses& a, uint64_t width, uint64_t* d) {
   whole_warp_load4_portable(first, a, width, d);
 }
+void whole_warp_load4_narrow_avx2(const uint8_t* first, const WarpAddresses& a, uint32_t width, uint32_t* d) {
+  whole_warp_load4_narrow_portable(first, a, width, d);
+}
 void whole_warp_addresses_avx2(const uint64_t* base, uint64_t offset, uint32_t bytes, MemorySegment* segments,
                                WarpAddresses& out) {
   whole_warp_addresses_portable(base, offset, bytes, segments, out);
+}
+void whole_warp_addresses32_avx2(const uint32_t* base, uint64_t offset, uint32_t bytes, MemorySegment* segments,
+                                 WarpAddresses& out) {
+  whole_warp_addresses32_portable(base, offset, bytes, segments, out);
 }
 #endif
 
 // Chosen once, so each call is one indirect jump and no check.
 const WholeWarpAddressesFn whole_warp_addresses =
     host_has_avx2() ? &whole_warp_addresses_avx2 : &whole_warp_addresses_portable;
+const WholeWarpAddresses32Fn whole_warp_addresses32 =
+    host_has_avx2() ? &whole_warp_addresses32_avx2 : &whole_warp_addresses32_portable;
 const WholeWarpLoad4Fn whole_warp_load4 = host_has_avx2() ? &whole_warp_load4_avx2 : &whole_warp_load4_portable;
+const WholeWarpLoad4NarrowFn whole_warp_load4_narrow =
+    host_has_avx2() ? &whole_warp_load4_narrow_avx2 : &whole_warp_load4_narrow_portable;
 
 }  // namespace loom::simt

@@ -20,19 +20,32 @@ struct WarpAddresses {
 using WholeWarpAddressesFn = void (*)(const uint64_t* base, uint64_t offset, uint32_t bytes, MemorySegment* segments,
                                       WarpAddresses& out);
 extern const WholeWarpAddressesFn whole_warp_addresses;
+// The same from a narrow address register (32-bit lanes, register_slots.h).
+using WholeWarpAddresses32Fn = void (*)(const uint32_t* base, uint64_t offset, uint32_t bytes, MemorySegment* segments,
+                                        WarpAddresses& out);
+extern const WholeWarpAddresses32Fn whole_warp_addresses32;
 
 // d[l] = the 4 bytes at first + (at[l] - lo), zero-extended, & width, for l = 0..31: a
 // full warp's 32-bit loads once its range is known to be inside the memory `first` points
 // into (a.hi - a.lo < 2^40).
 using WholeWarpLoad4Fn = void (*)(const uint8_t* first, const WarpAddresses& a, uint64_t width, uint64_t* d);
 extern const WholeWarpLoad4Fn whole_warp_load4;
+// The same into a narrow register (32-bit lanes, register_slots.h).
+using WholeWarpLoad4NarrowFn = void (*)(const uint8_t* first, const WarpAddresses& a, uint32_t width, uint32_t* d);
+extern const WholeWarpLoad4NarrowFn whole_warp_load4_narrow;
 
 // The two versions of each, for tests; the AVX2 ones only where loom::host_has_avx2().
 void whole_warp_load4_portable(const uint8_t* first, const WarpAddresses& a, uint64_t width, uint64_t* d);
 void whole_warp_load4_avx2(const uint8_t* first, const WarpAddresses& a, uint64_t width, uint64_t* d);
+void whole_warp_load4_narrow_portable(const uint8_t* first, const WarpAddresses& a, uint32_t width, uint32_t* d);
+void whole_warp_load4_narrow_avx2(const uint8_t* first, const WarpAddresses& a, uint32_t width, uint32_t* d);
 void whole_warp_addresses_portable(const uint64_t* base, uint64_t offset, uint32_t bytes, MemorySegment* segments,
                                    WarpAddresses& out);
 void whole_warp_addresses_avx2(const uint64_t* base, uint64_t offset, uint32_t bytes, MemorySegment* segments,
                                WarpAddresses& out);
+void whole_warp_addresses32_portable(const uint32_t* base, uint64_t offset, uint32_t bytes, MemorySegment* segments,
+                                     WarpAddresses& out);
+void whole_warp_addresses32_avx2(const uint32_t* base, uint64_t offset, uint32_t bytes, MemorySegment* segments,
+                                 WarpAddresses& out);
 
 }  // namespace loom::simt

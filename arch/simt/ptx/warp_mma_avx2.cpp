@@ -37,6 +37,7 @@ LOOM_AVX2 __m256 to_floats(__m256i h) {
 }
 
 // The low 32 bits of lanes [0, 8) of `lanes`, in order.
+LOOM_AVX2 __m256i low_words(const uint32_t* lanes) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes)); }
 LOOM_AVX2 __m256i low_words(const uint64_t* lanes) {
   const __m256 first = _mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes)));
   const __m256 second = _mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes + 4)));
@@ -46,8 +47,8 @@ LOOM_AVX2 __m256i low_words(const uint64_t* lanes) {
 
 // An A or B fragment (lanes 0-15: row = lane, register r holds columns 2r and 2r+1) as fp32
 // columns: out[column][row].
-template <bool Bf16>
-LOOM_AVX2 void widen_columns(const uint64_t* const* regs, float (&out)[16][16]) {
+template <bool Bf16, class L>
+LOOM_AVX2 void widen_columns(const L* const* regs, float (&out)[16][16]) {
   const __m256i low_half = _mm256_set1_epi32(0xffff);
   for (int r = 0; r < 8; ++r)
     for (int rows = 0; rows < 16; rows += 8) {
@@ -63,14 +64,14 @@ LOOM_AVX2 void split_even_odd(__m256 x, __m256 y, __m256& even, __m256& odd) {
   odd = _mm256_castsi256_ps(_mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(x, y, 0xdd)), 0xd8));
 }
 
-template <bool Bf16>
-__attribute__((target("avx2"))) void mma_f32(const uint64_t* const* a, const uint64_t* const* b,
-                                             const uint64_t* const* c, uint64_t* const* d) {
+// L: the registers' lanes, uint64_t (wide, zero-extended) or uint32_t (narrow).
+template <bool Bf16, class L>
+__attribute__((target("avx2"))) void mma_f32(const L* const* a, const L* const* b, const L* const* c, L* const* d) {
   alignas(32) float a_columns[16][16];  // [k][m]
   alignas(32) float b_columns[16][16];  // [n][k]
   alignas(32) float acc[16][16];        // [n][m]
-  widen_columns<Bf16>(a, a_columns);
-  widen_columns<Bf16>(b, b_columns);
+  widen_columns<Bf16, L>(a, a_columns);
+  widen_columns<Bf16, L>(b, b_columns);
   // C element (m, n) is lane 2m + n/8, register n % 8: register k's even lanes hold column k,
   // its odd lanes column 8 + k.
   for (int k = 0; k < 8; ++k)
@@ -95,10 +96,15 @@ __attribute__((target("avx2"))) void mma_f32(const uint64_t* const* a, const uin
       const __m256i low = _mm256_castps_si256(_mm256_unpacklo_ps(x, y));   // m0 m1 | m4 m5, interleaved
       const __m256i high = _mm256_castps_si256(_mm256_unpackhi_ps(x, y));  // m2 m3 | m6 m7
       auto* out = reinterpret_cast<__m256i*>(d[k] + 2 * rows);
-      _mm256_storeu_si256(out, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(low)));
-      _mm256_storeu_si256(out + 1, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(high)));
-      _mm256_storeu_si256(out + 2, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(low, 1)));
-      _mm256_storeu_si256(out + 3, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(high, 1)));
+      if constexpr (sizeof(L) == 4) {  // lanes 2m, 2m + 1 for m = rows .. rows + 7, in order
+        _mm256_storeu_si256(out, _mm256_permute2x128_si256(low, high, 0x20));
+        _mm256_storeu_si256(out + 1, _mm256_permute2x128_si256(low, high, 0x31));
+      } else {
+        _mm256_storeu_si256(out, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(low)));
+        _mm256_storeu_si256(out + 1, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(high)));
+        _mm256_storeu_si256(out + 2, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(low, 1)));
+        _mm256_storeu_si256(out + 3, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(high, 1)));
+      }
     }
 }
 
@@ -106,13 +112,19 @@ __attribute__((target("avx2"))) void mma_f32(const uint64_t* const* a, const uin
 
 }  // namespace
 
-WholeWarpMmaFn whole_warp_mma_f32(bool bf16) {
+template <class L>
+WholeWarpMmaFn<L> whole_warp_mma_f32(bool bf16) {
   static const bool avx2 = host_has_avx2();
   if (!avx2) return nullptr;
-  return bf16 ? &mma_f32<true> : &mma_f32<false>;
+  return bf16 ? &mma_f32<true, L> : &mma_f32<false, L>;
 }
 #else
-WholeWarpMmaFn whole_warp_mma_f32(bool) { return nullptr; }
+template <class L>
+WholeWarpMmaFn<L> whole_warp_mma_f32(bool) {
+  return nullptr;
+}
 #endif
+template WholeWarpMmaFn<uint64_t> whole_warp_mma_f32<uint64_t>(bool);
+template WholeWarpMmaFn<uint32_t> whole_warp_mma_f32<uint32_t>(bool);
 
 }  // namespace loom::simt

@@ -12,13 +12,14 @@
 
 namespace loom::simt {
 
-// a, b, c: the 8 fragment registers of each operand (32 lanes of 64 bits each); d: the 8
-// destination registers, written in every lane. Every source is read in full before d is
-// written, so d may name any of them.
-using WholeWarpMmaFn = void (*)(const uint64_t* const* a, const uint64_t* const* b, const uint64_t* const* c,
-                                uint64_t* const* d);
+// a, b, c: the 8 fragment registers of each operand (32 lanes of L each: uint64_t, wide, or
+// uint32_t, narrow, register_slots.h); d: the 8 destination registers, written in every
+// lane. Every source is read in full before d is written, so d may name any of them.
+template <class L>
+using WholeWarpMmaFn = void (*)(const L* const* a, const L* const* b, const L* const* c, L* const* d);
 
 // The AVX2 version for f16 (bf16 false) or bf16 inputs; nullptr where the host has no AVX2.
-WholeWarpMmaFn whole_warp_mma_f32(bool bf16);
+template <class L>
+WholeWarpMmaFn<L> whole_warp_mma_f32(bool bf16);
 
 }  // namespace loom::simt
