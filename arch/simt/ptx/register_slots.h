@@ -16,18 +16,19 @@
 // Every instruction's results also interfere with its own sources, so no handler ever sees
 // a source and a destination in one slot unless the PTX itself named the same register.
 //
-// Narrow registers. A register of at most 32 bits held in a 64-bit lane wastes half of every
-// host cache line the handlers touch; with thousands of resident warps those lines are most
-// of what misses the host's caches (docs/performance.md). So a register whose declared type
-// has at most 32 bits, and which only instructions with a narrow twin name, is kept in
-// 32-bit lanes, and those instructions run their twin (DecodedInstruction::narrow), which
-// reads and writes every value register (src and dst) at 32 bits. An ld or st address
-// register is decided apart from the values (narrow_address, narrow_both); a guard is read
-// by the executor at either width.
-// A twin reads all its values one way, so an instruction ties its registers together
-// (union-find): one register that some handler without a twin names keeps its whole group
-// wide. Results are the same either way: a register of at most 32 bits only ever holds
-// values of at most 32 bits, zero-extended in a wide lane.
+// Narrow registers. A register of at most 32 bits held in a 64-bit lane wastes half of
+// every host cache line the handlers touch and half of the register memory. So a register
+// whose declared type has at most 32 bits (predicates included), and which only
+// instructions with a narrow twin name, is kept in 32-bit lanes, and those instructions run
+// their twin (DecodedInstruction::narrow), which reads and writes every value register (src
+// and dst; for mul.wide only src) at 32 bits in place. An ld or st address register is
+// decided apart from the values (narrow_address, narrow_both); a guard and wmma's stride
+// are read at either width. A twin reads all its values one way, so an instruction ties
+// its registers together (union-find): one register that some handler without a twin names
+// keeps its whole group wide. Results are the same either way: a register of at most 32
+// bits only ever holds values of at most 32 bits, zero-extended in a wide lane. (What it
+// gained: the functional model 5-15%, the timed GEMMs a few percent at most, since the
+// prefetch hints already hid most register misses; docs/performance.md, fourteenth round.)
 //
 // Layout, in 128-byte units per warp: wide slots (two units each), narrow slots (one unit),
 // the special registers (read-only, so each is held twice: wide, then narrow for the twins
@@ -39,10 +40,10 @@
 namespace loom::simt {
 
 // Renames the storage of `kernel.code` in place to units (above), sets special_slot,
-// scratch_slot, narrow_begin/end and constants32, and switches instructions whose values
-// are narrow to their twins. When it cannot prove every register operand is covered (or
-// the kernel is huge), or `narrow` is false, every register keeps a wide slot of its own
-// (unpacked in the first case).
+// scratch_slot, narrow_begin/end and constants32, and switches instructions whose registers
+// are narrow to their twins. With `narrow` false every register is wide (still packed).
+// When it cannot prove every register operand is covered (or the kernel is huge), every
+// register keeps a wide slot of its own.
 void pack_register_slots(PtxKernel& kernel, bool narrow = true);
 
 }  // namespace loom::simt
