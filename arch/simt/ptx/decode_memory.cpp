@@ -84,6 +84,14 @@ int element_bytes(D& x, PtxType t) {
   return type_bytes(t);
 }
 
+// An ld or st handler and its narrow twins (register_slots.h).
+void set_handlers(DecodedInstruction& d, const MemoryHandlers& h) {
+  d.exec = h.wide;
+  d.narrow = h.narrow_values;
+  d.narrow_address = h.narrow_address;
+  d.narrow_both = h.narrow_both;
+}
+
 void decode_load(D& x) {
   const Access a = parse_access(x);
   if (!a.rest.empty()) x.unsupported("modifier '." + a.rest.front() + "' is not modelled");
@@ -91,11 +99,7 @@ void decode_load(D& x) {
   const int bytes = element_bytes(x, t);
   x.expect_operands(2, "d, [a]");
   DecodedInstruction& d = x.d();
-  const MemoryHandlers handlers = select_load(a.space, bytes, a.vec);
-  d.exec = handlers.wide;
-  d.narrow = handlers.narrow_values;
-  d.narrow_address = handlers.narrow_address;
-  d.narrow_both = handlers.narrow_both;
+  set_handlers(d, select_load(a.space, bytes, a.vec));
   d.vec = static_cast<uint8_t>(a.vec);
   d.type = t;
   const PtxOperand& to = x.operand(0);
@@ -127,11 +131,7 @@ void decode_store(D& x) {
   const int bytes = element_bytes(x, t);
   x.expect_operands(2, "[a], b");
   DecodedInstruction& d = x.d();
-  const MemoryHandlers handlers = select_store(a.space, bytes, a.vec);
-  d.exec = handlers.wide;
-  d.narrow = handlers.narrow_values;
-  d.narrow_address = handlers.narrow_address;
-  d.narrow_both = handlers.narrow_both;
+  set_handlers(d, select_store(a.space, bytes, a.vec));
   d.vec = static_cast<uint8_t>(a.vec);
   d.type = t;
   x.set_address(x.operand(0), a.space);

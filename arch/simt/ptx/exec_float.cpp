@@ -138,7 +138,7 @@ ExecFn with_sat(bool sat) {
 }
 
 // The narrow twin exists for every type but f64, whose values need 64-bit lanes.
-template <template <class> class Op, int Arity, class HalfOp = Op<float>, class L = uint64_t>
+template <class L, template <class> class Op, int Arity, class HalfOp = Op<float>>
 ExecFn pick(PtxType t, bool sat) {
   switch (t) {
     case PtxType::f32: return with_sat<float, Op<float>, Arity, false, L>(sat);
@@ -156,30 +156,30 @@ ExecFn pick(PtxType t, bool sat) {
 template <class L>
 ExecFn select_float_lanes(FloatOp op, PtxType type, bool sat) {
   switch (op) {
-    case FloatOp::add: return pick<FAdd, 2, FAdd<float>, L>(type, sat);
-    case FloatOp::sub: return pick<FSub, 2, FSub<float>, L>(type, sat);
-    case FloatOp::mul: return pick<FMul, 2, FMul<float>, L>(type, sat);
-    case FloatOp::div: return pick<FDiv, 2, FDiv<float>, L>(type, sat);
-    case FloatOp::min: return pick<FMin, 2, FMin<float>, L>(type, false);
-    case FloatOp::max: return pick<FMax, 2, FMax<float>, L>(type, false);
-    case FloatOp::min_nan: return pick<FMinNaN, 2, FMinNaN<float>, L>(type, false);
-    case FloatOp::max_nan: return pick<FMaxNaN, 2, FMaxNaN<float>, L>(type, false);
-    case FloatOp::copysign: return pick<FCopysign, 2, FCopysign<float>, L>(type, false);
+    case FloatOp::add: return pick<L, FAdd, 2>(type, sat);
+    case FloatOp::sub: return pick<L, FSub, 2>(type, sat);
+    case FloatOp::mul: return pick<L, FMul, 2>(type, sat);
+    case FloatOp::div: return pick<L, FDiv, 2>(type, sat);
+    case FloatOp::min: return pick<L, FMin, 2>(type, false);
+    case FloatOp::max: return pick<L, FMax, 2>(type, false);
+    case FloatOp::min_nan: return pick<L, FMinNaN, 2>(type, false);
+    case FloatOp::max_nan: return pick<L, FMaxNaN, 2>(type, false);
+    case FloatOp::copysign: return pick<L, FCopysign, 2>(type, false);
     case FloatOp::fma:
 #ifdef LOOM_HOST_FMA_DISPATCH
       if (type == PtxType::f32 && !sat && host_has_fma()) return &ffma32_host_fma<L>;
 #endif
-      return pick<FFma, 3, NarrowFma, L>(type, sat);
-    case FloatOp::neg: return pick<FNeg, 1, FNeg<float>, L>(type, false);
-    case FloatOp::abs: return pick<FAbs, 1, FAbs<float>, L>(type, false);
-    case FloatOp::sqrt: return pick<FSqrt, 1, FSqrt<float>, L>(type, false);
-    case FloatOp::rcp: return pick<FRcp, 1, FRcp<float>, L>(type, false);
-    case FloatOp::rsqrt: return pick<FRsqrt, 1, FRsqrt<float>, L>(type, false);
-    case FloatOp::sin: return pick<FSin, 1, FSin<float>, L>(type, false);
-    case FloatOp::cos: return pick<FCos, 1, FCos<float>, L>(type, false);
-    case FloatOp::ex2: return pick<FEx2, 1, FEx2<float>, L>(type, sat);
-    case FloatOp::lg2: return pick<FLg2, 1, FLg2<float>, L>(type, false);
-    case FloatOp::tanh: return pick<FTanh, 1, FTanh<float>, L>(type, false);
+      return pick<L, FFma, 3, NarrowFma>(type, sat);
+    case FloatOp::neg: return pick<L, FNeg, 1>(type, false);
+    case FloatOp::abs: return pick<L, FAbs, 1>(type, false);
+    case FloatOp::sqrt: return pick<L, FSqrt, 1>(type, false);
+    case FloatOp::rcp: return pick<L, FRcp, 1>(type, false);
+    case FloatOp::rsqrt: return pick<L, FRsqrt, 1>(type, false);
+    case FloatOp::sin: return pick<L, FSin, 1>(type, false);
+    case FloatOp::cos: return pick<L, FCos, 1>(type, false);
+    case FloatOp::ex2: return pick<L, FEx2, 1>(type, sat);
+    case FloatOp::lg2: return pick<L, FLg2, 1>(type, false);
+    case FloatOp::tanh: return pick<L, FTanh, 1>(type, false);
   }
   return nullptr;
 }

@@ -48,7 +48,11 @@ void whole_warp_addresses32_portable(const uint32_t* base, uint64_t offset, uint
   addresses_portable(base, offset, bytes, segments, out);
 }
 
-void whole_warp_load4_portable(const uint8_t* first, const WarpAddresses& a, uint64_t width, uint64_t* d) {
+namespace {
+
+// D: the destination register's lanes, uint64_t (zero-extended) or uint32_t (narrow).
+template <class D>
+void load4_portable(const uint8_t* first, const WarpAddresses& a, D width, D* d) {
   for (int l = 0; l < 32; ++l) {
     uint32_t v;
     std::memcpy(&v, first + (a.at[l] - a.lo), 4);
@@ -56,37 +60,43 @@ void whole_warp_load4_portable(const uint8_t* first, const WarpAddresses& a, uin
   }
 }
 
+}  // namespace
+
+void whole_warp_load4_portable(const uint8_t* first, const WarpAddresses& a, uint64_t width, uint64_t* d) {
+  load4_portable(first, a, width, d);
+}
 void whole_warp_load4_narrow_portable(const uint8_t* first, const WarpAddresses& a, uint32_t width, uint32_t* d) {
-  for (int l = 0; l < 32; ++l) {
-    uint32_t v;
-    std::memcpy(&v, first + (a.at[l] - a.lo), 4);
-    d[l] = v & width;
-  }
+  load4_portable(first, a, width, d);
 }
 
 #ifdef LOOM_WARP_ADDRESSES_AVX2
-__attribute__((target("avx2"))) void whole_warp_load4_avx2(const uint8_t* first, const WarpAddresses& a, uint64_t width,
-                                                           uint64_t* d) {
+namespace {
+
+template <class D>
+__attribute__((target("avx2"))) void load4_avx2(const uint8_t* first, const WarpAddresses& a, D width, D* d) {
   const __m256i lo = _mm256_set1_epi64x(static_cast<int64_t>(a.lo));
-  const __m256i mask = _mm256_set1_epi64x(static_cast<int64_t>(width));
   const auto* words = reinterpret_cast<const int*>(first);
   for (int l = 0; l < 32; l += 4) {
     const __m256i index = _mm256_sub_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.at + l)), lo);
     const __m128i v = _mm256_i64gather_epi32(words, index, 1);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + l), _mm256_and_si256(_mm256_cvtepu32_epi64(v), mask));
+    if constexpr (sizeof(D) == 8) {
+      const __m256i mask = _mm256_set1_epi64x(static_cast<int64_t>(width));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + l), _mm256_and_si256(_mm256_cvtepu32_epi64(v), mask));
+    } else {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(d + l), _mm_and_si128(v, _mm_set1_epi32(static_cast<int>(width))));
+    }
   }
 }
 
+}  // namespace
+
+__attribute__((target("avx2"))) void whole_warp_load4_avx2(const uint8_t* first, const WarpAddresses& a, uint64_t width,
+                                                           uint64_t* d) {
+  load4_avx2(first, a, width, d);
+}
 __attribute__((target("avx2"))) void whole_warp_load4_narrow_avx2(const uint8_t* first, const WarpAddresses& a,
                                                                   uint32_t width, uint32_t* d) {
-  const __m256i lo = _mm256_set1_epi64x(static_cast<int64_t>(a.lo));
-  const __m128i mask = _mm_set1_epi32(static_cast<int>(width));
-  const auto* words = reinterpret_cast<const int*>(first);
-  for (int l = 0; l < 32; l += 4) {
-    const __m256i index = _mm256_sub_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.at + l)), lo);
-    const __m128i v = _mm256_i64gather_epi32(words, index, 1);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + l), _mm_and_si128(v, mask));
-  }
+  load4_avx2(first, a, width, d);
 }
 
 namespace {
