@@ -103,6 +103,7 @@ class GpuTimingModel {
   GpuStats stats_;
   uint64_t next_age_ = 0;
   int64_t now_ = 0, end_ = 0, iterations_ = 0, evaluations_ = 0, windows_ = 0;
+  int64_t window_end_ = 0;  // the end of the SM window being run: hints reach that far
   bool finished_ = true;
 };
 
