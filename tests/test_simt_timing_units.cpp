@@ -85,37 +85,47 @@ TEST_CASE("simt timing: the coalescer groups sectors by line") {
 
 TEST_CASE("simt timing: the coalescer matches a plain grouping on random accesses") {
   // Segments walking up, walking down, and scattered (lines revisited out of order): lines
-  // in order of first appearance, each with the union of its sectors.
-  std::mt19937_64 rng(5);
-  CoalescedAccess a;
-  for (int trial = 0; trial < 3000; ++trial) {
-    ExecutedInstruction x;
-    x.n_segments = static_cast<uint16_t>(1 + rng() % ExecutedInstruction::kMaxSegments);
-    const int pattern = trial % 3;
-    for (int i = 0; i < x.n_segments; ++i) {
-      MemorySegment& seg = x.segments[static_cast<size_t>(i)];
-      const uint64_t step = static_cast<uint64_t>(pattern == 2 ? rng() % 40 : i) * (16 + rng() % 200);
-      seg.address = pattern == 1 ? 1000000 - step : 4096 + step;
-      seg.bytes = static_cast<uint32_t>(rng() % 4 == 0 ? 0 : 1 + rng() % 80);
-    }
-    std::vector<LineRequest> want;
-    for (int i = 0; i < x.n_segments; ++i) {
-      const MemorySegment& seg = x.segments[static_cast<size_t>(i)];
-      for (uint64_t b = seg.address; b < seg.address + seg.bytes; ++b) {
-        auto it = std::find_if(want.begin(), want.end(), [&](const LineRequest& r) { return r.line == b / 128; });
-        if (it == want.end()) it = want.insert(want.end(), LineRequest{b / 128, 0});
-        it->sector_mask |= 1u << (b % 128 / 32);
+  // in order of first appearance, each with the union of its sectors. Every line and sector
+  // geometry a config may have (1 to 4 sectors per line), since a segment's sectors are
+  // grouped line by line as masks.
+  struct Geometry {
+    int line, sector;
+  };
+  for (const Geometry g : {Geometry{128, 32}, Geometry{64, 32}, Geometry{32, 32}, Geometry{64, 16}, Geometry{128, 64}}) {
+    CAPTURE(g.line);
+    CAPTURE(g.sector);
+    std::mt19937_64 rng(5);
+    CoalescedAccess a;
+    for (int trial = 0; trial < 3000; ++trial) {
+      ExecutedInstruction x;
+      x.n_segments = static_cast<uint16_t>(1 + rng() % ExecutedInstruction::kMaxSegments);
+      const int pattern = trial % 3;
+      for (int i = 0; i < x.n_segments; ++i) {
+        MemorySegment& seg = x.segments[static_cast<size_t>(i)];
+        const uint64_t step = static_cast<uint64_t>(pattern == 2 ? rng() % 40 : i) * (16 + rng() % 200);
+        seg.address = pattern == 1 ? 1000000 - step : 4096 + step;
+        seg.bytes = static_cast<uint32_t>(rng() % 4 == 0 ? 0 : 1 + rng() % 80);
       }
+      std::vector<LineRequest> want;
+      const auto line_bytes = static_cast<uint64_t>(g.line), sector_bytes = static_cast<uint64_t>(g.sector);
+      for (int i = 0; i < x.n_segments; ++i) {
+        const MemorySegment& seg = x.segments[static_cast<size_t>(i)];
+        for (uint64_t b = seg.address; b < seg.address + seg.bytes; ++b) {
+          auto it = std::find_if(want.begin(), want.end(), [&](const LineRequest& r) { return r.line == b / line_bytes; });
+          if (it == want.end()) it = want.insert(want.end(), LineRequest{b / line_bytes, 0});
+          it->sector_mask |= 1u << (b % line_bytes / sector_bytes);
+        }
+      }
+      coalesce(x, g.line, g.sector, a);
+      REQUIRE(a.lines == static_cast<int>(want.size()));
+      int sectors = 0;
+      for (size_t r = 0; r < want.size(); ++r) {
+        REQUIRE(a.requests[r].line == want[r].line);
+        REQUIRE(a.requests[r].sector_mask == want[r].sector_mask);
+        sectors += std::popcount(want[r].sector_mask);
+      }
+      REQUIRE(a.sectors == sectors);
     }
-    coalesce(x, 128, 32, a);
-    REQUIRE(a.lines == static_cast<int>(want.size()));
-    int sectors = 0;
-    for (size_t r = 0; r < want.size(); ++r) {
-      REQUIRE(a.requests[r].line == want[r].line);
-      REQUIRE(a.requests[r].sector_mask == want[r].sector_mask);
-      sectors += std::popcount(want[r].sector_mask);
-    }
-    REQUIRE(a.sectors == sectors);
   }
 }
 

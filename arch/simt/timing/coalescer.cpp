@@ -41,10 +41,11 @@ void coalesce(const ExecutedInstruction& x, int line_bytes, int sector_bytes, Co
           out.requests[last] = LineRequest{line, 0};
         }
       }
-      out.requests[last].sector_mask |= bit;
+      uint32_t& mask = out.requests[last].sector_mask;
+      out.sectors += (mask & bit) == 0;  // counted as they are added: no popcount per line after
+      mask |= bit;
     }
   }
-  for (int r = 0; r < out.lines; ++r) out.sectors += bit_count(out.requests[r].sector_mask);
 }
 
 }  // namespace loom::simt
