@@ -60,6 +60,28 @@ TEST_CASE("simt timing: the ready scan finds the ready warps and the next ready 
   MESSAGE("AVX2 version checked in " << avx2_checked << " of 20000 trials (0 where the host has no AVX2)");
 }
 
+TEST_CASE("simt timing: the waking scan finds the warps ready inside a window") {
+  std::mt19937_64 rng(11);
+  int some_waking = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const size_t count = rng() % 65;  // 0 .. 64 warps, every tail length
+    const int64_t from = static_cast<int64_t>(rng() % 200), last = from + static_cast<int64_t>(rng() % 40);
+    std::vector<int64_t> ready_at(count);
+    for (int64_t& r : ready_at) {
+      const uint64_t kind = rng() % 8;
+      r = kind == 0 ? kNever : kind == 1 ? from : kind == 2 ? from + 1 : kind == 3 ? last : static_cast<int64_t>(rng() % 300);
+    }
+    uint64_t want = 0;
+    for (size_t i = 0; i < count; ++i)
+      if (ready_at[i] > from && ready_at[i] <= last) want |= uint64_t{1} << i;
+    CHECK(scan_waking_portable(ready_at.data(), count, from, last) == want);
+    CHECK(scan_waking(ready_at.data(), count, from, last) == want);
+    if (loom::host_has_avx2()) CHECK(scan_waking_avx2(ready_at.data(), count, from, last) == want);
+    some_waking += want != 0;
+  }
+  CHECK(some_waking > 1000);
+}
+
 namespace {
 // An instruction that writes `registers`, for reserving scoreboard entries.
 StaticInstruction writing(std::initializer_list<uint16_t> registers) {

@@ -14,6 +14,7 @@
 #include "arch/simt/gpu_config.h"
 #include "arch/simt/timing/address_interleave.h"
 #include "arch/simt/timing/bandwidth_server.h"
+#include "arch/simt/timing/bit_ops.h"
 #include "arch/simt/timing/coalescer.h"
 #include "arch/simt/timing/instruction_buffer.h"
 #include "arch/simt/timing/l1_to_l2_lines.h"
@@ -55,6 +56,14 @@ CtaResources cta(int threads, int registers = 32, int64_t shared = 0) {
 }
 
 }  // namespace
+
+TEST_CASE("simt timing: sector_count counts every sector mask's bits") {
+  for (uint32_t mask = 0; mask < (1u << kMaxSectorsPerLine); ++mask) {
+    CAPTURE(mask);
+    CHECK(sector_count(mask) == std::popcount(mask));
+    CHECK(bit_count(mask) == std::popcount(mask));
+  }
+}
 
 TEST_CASE("simt timing: the coalescer groups sectors by line") {
   CoalescedAccess a;

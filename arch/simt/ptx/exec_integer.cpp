@@ -46,6 +46,19 @@ void run2(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
         Repr<typename Op::R>::store(Op::f(Repr<typename Op::A>::load(a[l]), Repr<typename Op::B>::load(b[l]))));
   });
 }
+// A shift by an immediate (address arithmetic's usual case) shifts every lane by one count:
+// a loop the compiler vectorises, where per-lane counts (run2's loop) are a scalar shift and
+// a range check per lane on baseline x86-64.
+template <class Op, class L = uint64_t>
+void run_shift(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
+  if (!(i.src[1] & kConstantFlag)) return run2<Op, L>(c, i, mask);
+  L* d = c.dst_as<L>(i.dst[0]);
+  const L* a = c.src_as<L>(i.src[0]);
+  const auto n = Repr<typename Op::B>::load(c.src_as<L>(i.src[1])[0]);
+  for_each_lane(mask, [&](int l) {
+    d[l] = static_cast<L>(Repr<typename Op::R>::store(Op::f(Repr<typename Op::A>::load(a[l]), n)));
+  });
+}
 template <class Op, class L = uint64_t>
 void run3(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
   L* d = c.dst_as<L>(i.dst[0]);
@@ -242,12 +255,14 @@ bool int_type(PtxType t, IntType& out) {
 template <class L>
 constexpr bool kNarrow = sizeof(L) == 4;
 
-template <template <class> class Op, int Arity, class L>
+// ByImmediate: a shift, whose count is often one immediate for every lane (run_shift).
+template <template <class> class Op, int Arity, class L, bool ByImmediate = false>
 ExecFn pick(IntType t) {
   auto one = [](auto tag) -> ExecFn {
     using T = decltype(tag);
     if constexpr (kNarrow<L> && sizeof(T) > 4) return nullptr;
     else if constexpr (Arity == 1) return &run1<Op<T>, L>;
+    else if constexpr (Arity == 2 && ByImmediate) return &run_shift<Op<T>, L>;
     else if constexpr (Arity == 2) return &run2<Op<T>, L>;
     else return &run3<Op<T>, L>;
   };
@@ -303,8 +318,8 @@ ExecFn select_integer_lanes(IntOp op, PtxType type) {
     case IntOp::and_: return pick<And, 2, L>(t);
     case IntOp::or_: return pick<Or, 2, L>(t);
     case IntOp::xor_: return pick<Xor, 2, L>(t);
-    case IntOp::shl: return pick<Shl, 2, L>(t);
-    case IntOp::shr: return pick<Shr, 2, L>(t);
+    case IntOp::shl: return pick<Shl, 2, L, true>(t);
+    case IntOp::shr: return pick<Shr, 2, L, true>(t);
     case IntOp::add_sat: return type == PtxType::s32 ? &run2<AddSat<int32_t>, L> : nullptr;
     case IntOp::sub_sat: return type == PtxType::s32 ? &run2<SubSat<int32_t>, L> : nullptr;
     case IntOp::neg: return t.is_signed ? pick<Neg, 1, L>(t) : nullptr;

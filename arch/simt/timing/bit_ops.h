@@ -6,6 +6,8 @@
 #include <bit>
 #include <cstdint>
 
+#include "arch/simt/timing/timing_constants.h"
+
 namespace loom::simt {
 
 // std::has_single_bit is a popcount, so also a libgcc call on baseline x86-64.
@@ -15,6 +17,14 @@ inline int bit_count(uint32_t x) {
   x = x - ((x >> 1) & 0x55555555u);
   x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
   return static_cast<int>((((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
+}
+
+// bit_count of a line's sector mask, which has at most kMaxSectorsPerLine (4) bits
+// (check_timing_config): nibble m of the constant holds the count of m. Every L1 and L2
+// access counts its sectors two or three times.
+inline int sector_count(uint32_t mask) {
+  static_assert(kMaxSectorsPerLine <= 4);
+  return static_cast<int>((0x4332322132212110ull >> (4 * mask)) & 0xf);
 }
 
 // Division and remainder by a divisor fixed at configuration time.

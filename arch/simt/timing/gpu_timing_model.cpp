@@ -232,9 +232,7 @@ void GpuTimingModel::hint_waking_warps(SmState& sm, int64_t from, int64_t end) c
   for (const SubCore& sc : sm.subcores)
     for (size_t base = 0; base < sc.warps.size(); base += 64) {
       const size_t count = std::min<size_t>(64, sc.warps.size() - base);
-      const uint64_t ready = scan_ready(sc.ready.data() + base, count, from, kNever).ready;
-      const uint64_t by_end = scan_ready(sc.ready.data() + base, count, end - 1, kNever).ready;
-      for (uint64_t waking = by_end & ~ready; waking; waking &= waking - 1)
+      for (uint64_t waking = scan_waking(sc.ready.data() + base, count, from, end - 1); waking; waking &= waking - 1)
         prefetch(sm, sc.warps[base + static_cast<size_t>(std::countr_zero(waking))].slot);
     }
 }

@@ -20,34 +20,20 @@ void L2Cache::configure(const GpuConfig& c) {
 
 void L2Cache::write_back(uint64_t line, uint8_t dirty, int64_t t, GpuStats& stats) {
   if (dirty == 0) return;
-  const int bytes = bit_count(dirty) * sector_bytes_;
+  const int bytes = sector_count(dirty) * sector_bytes_;
   dram_.write(line, t, bytes);
   stats.dram_write_bytes += bytes;
 }
 
-int64_t L2Cache::read(uint64_t line, uint32_t mask, int64_t t, GpuStats& stats) {
-  const int slice = slice_of(line);
-  const int sectors = bit_count(mask);
-  const int64_t at_slice = ports_[static_cast<size_t>(slice)].pass(t, sectors * sector_bytes_);
-  int64_t data = at_slice;
-  SectoredTagArray& tags = slices_[static_cast<size_t>(slice)];
-  CacheLine* entry = tags.find(line);
-  uint32_t missing = mask;
-  if (entry) {
-    for (uint32_t present = mask & entry->valid; present; present &= present - 1)
-      data = std::max(data, entry->ready[std::countr_zero(present)]);  // in flight: merge
-    missing &= ~static_cast<uint32_t>(entry->valid);
-  }
-  stats.l2_sector_accesses += sectors;
-  stats.l2_sector_hits += sectors - bit_count(missing);
-  if (missing == 0) return data;
+int64_t L2Cache::fill_from_dram(SectoredTagArray& tags, uint64_t line, CacheLine* entry, uint32_t missing,
+                                int64_t at_slice, GpuStats& stats) {
   if (!entry) {
     uint64_t victim = 0;
     uint8_t dirty = 0;
     entry = tags.allocate(line, victim, dirty);
     write_back(victim, dirty, at_slice, stats);
   }
-  const int bytes = bit_count(missing) * sector_bytes_;
+  const int bytes = sector_count(missing) * sector_bytes_;
   const int64_t filled = dram_.read(line, at_slice, bytes);
   stats.dram_read_bytes += bytes;
   if (entry)
@@ -56,12 +42,12 @@ int64_t L2Cache::read(uint64_t line, uint32_t mask, int64_t t, GpuStats& stats) 
       entry->valid |= static_cast<uint8_t>(1u << s);
       entry->ready[s] = filled;
     }
-  return std::max(data, filled);
+  return filled;
 }
 
 int64_t L2Cache::write(uint64_t line, uint32_t mask, int64_t t, GpuStats& stats) {
   const int slice = slice_of(line);
-  const int sectors = bit_count(mask);
+  const int sectors = sector_count(mask);
   const int64_t written = ports_[static_cast<size_t>(slice)].pass(t, sectors * sector_bytes_);
   stats.l2_sector_accesses += sectors;
   stats.l2_sector_hits += sectors;
@@ -90,7 +76,7 @@ int64_t L2Cache::write(uint64_t line, uint32_t mask, int64_t t, GpuStats& stats)
 
 void L2Cache::write_back_dirty(GpuStats& stats) const {
   for (const SectoredTagArray& s : slices_)
-    for (const CacheLine& line : s.lines()) stats.dram_write_bytes += int64_t{bit_count(line.dirty)} * sector_bytes_;
+    for (const CacheLine& line : s.lines()) stats.dram_write_bytes += int64_t{sector_count(line.dirty)} * sector_bytes_;
 }
 
 }  // namespace loom::simt

@@ -8,6 +8,8 @@
 // needed no DRAM read, so writes always hit.
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "arch/simt/gpu_stats.h"
 #include "arch/simt/timing/address_interleave.h"
 #include "arch/simt/timing/bandwidth_server.h"
+#include "arch/simt/timing/bit_ops.h"
 #include "arch/simt/timing/dram.h"
 #include "arch/simt/timing/sectored_tag_array.h"
 
@@ -25,8 +28,25 @@ class L2Cache {
   void configure(const GpuConfig& config);
 
   // Sectors `mask` of L2 line `line` read at its slice from cycle `t`: returns the cycle the
-  // data leaves the slice.
-  int64_t read(uint64_t line, uint32_t mask, int64_t t, GpuStats& stats);
+  // data leaves the slice. Inline, as the rest of an L1 miss's path (L2Subsystem::load), so
+  // that the miss is one function rather than a chain of calls; a DRAM fill is not.
+  int64_t read(uint64_t line, uint32_t mask, int64_t t, GpuStats& stats) {
+    const auto slice = static_cast<size_t>(slice_of(line));
+    const int sectors = sector_count(mask);
+    const int64_t at_slice = ports_[slice].pass(t, sectors * sector_bytes_);
+    int64_t data = at_slice;
+    CacheLine* entry = slices_[slice].find(line);
+    uint32_t missing = mask;
+    if (entry) {
+      for (uint32_t present = mask & entry->valid; present; present &= present - 1)
+        data = std::max(data, entry->ready[std::countr_zero(present)]);  // in flight: merge
+      missing &= ~static_cast<uint32_t>(entry->valid);
+    }
+    stats.l2_sector_accesses += sectors;
+    stats.l2_sector_hits += sectors - sector_count(missing);
+    if (missing == 0) return data;
+    return std::max(data, fill_from_dram(slices_[slice], line, entry, missing, at_slice, stats));
+  }
   // A hint that `line` is read or written soon.
   void prefetch(uint64_t line) const { slices_[static_cast<size_t>(slice_of(line))].probe(line); }
   // Sectors `mask` of `line` written at its slice from cycle `t`: returns when written.
@@ -37,6 +57,10 @@ class L2Cache {
   int slice_of(uint64_t line) const { return slices_of_.unit_of(line); }
 
  private:
+  // Reads sectors `missing` of `line` (resident at `entry`, or nullptr) from DRAM at
+  // `at_slice`, allocating the line if needed: returns when they are in the slice.
+  int64_t fill_from_dram(SectoredTagArray& tags, uint64_t line, CacheLine* entry, uint32_t missing, int64_t at_slice,
+                         GpuStats& stats);
   // Writes the dirty sectors of an evicted line back to DRAM.
   void write_back(uint64_t line, uint8_t dirty, int64_t t, GpuStats& stats);
 

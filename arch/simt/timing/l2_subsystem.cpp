@@ -17,15 +17,6 @@ void L2Subsystem::configure(const GpuConfig& c) {
   after_slice_ = c.l2_hit_latency - before_slice_;
 }
 
-int64_t L2Subsystem::load(int sm, uint64_t line, uint32_t mask, int64_t t, GpuStats& stats) {
-  L2Piece pieces[L1ToL2Lines::kMaxPieces];
-  const int n = lines_.split(line, mask, pieces);
-  const int64_t at_l2 = noc_.to_l2(sm, t, 0) + before_slice_;
-  int64_t data = at_l2;
-  for (int i = 0; i < n; ++i) data = std::max(data, l2_.read(pieces[i].line, pieces[i].mask, at_l2, stats));
-  return noc_.to_sm(sm, data + after_slice_, bit_count(mask) * l1_sector_);
-}
-
 void L2Subsystem::prefetch(uint64_t line, uint32_t mask) const {
   L2Piece pieces[L1ToL2Lines::kMaxPieces];
   const int n = lines_.split(line, mask, pieces);
@@ -35,7 +26,7 @@ void L2Subsystem::prefetch(uint64_t line, uint32_t mask) const {
 int64_t L2Subsystem::store(int sm, uint64_t line, uint32_t mask, int64_t t, GpuStats& stats) {
   L2Piece pieces[L1ToL2Lines::kMaxPieces];
   const int n = lines_.split(line, mask, pieces);
-  const int64_t at_l2 = noc_.to_l2(sm, t, bit_count(mask) * l1_sector_) + before_slice_;
+  const int64_t at_l2 = noc_.to_l2(sm, t, sector_count(mask) * l1_sector_) + before_slice_;
   int64_t written = at_l2;
   for (int i = 0; i < n; ++i) written = std::max(written, l2_.write(pieces[i].line, pieces[i].mask, at_l2, stats));
   return written;

@@ -7,10 +7,12 @@
 // may differ in size.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "arch/simt/gpu_config.h"
 #include "arch/simt/gpu_stats.h"
+#include "arch/simt/timing/bit_ops.h"
 #include "arch/simt/timing/interconnect.h"
 #include "arch/simt/timing/l1_to_l2_lines.h"
 #include "arch/simt/timing/l2_cache.h"
@@ -22,8 +24,15 @@ class L2Subsystem {
   void configure(const GpuConfig& config);
 
   // An L1 miss for sectors `mask` (L1 sectors) of L1 line `line`, leaving SM `sm` at `t`:
-  // returns the cycle the data is back at the SM.
-  int64_t load(int sm, uint64_t line, uint32_t mask, int64_t t, GpuStats& stats);
+  // returns the cycle the data is back at the SM. Inline: every L1 miss comes here.
+  int64_t load(int sm, uint64_t line, uint32_t mask, int64_t t, GpuStats& stats) {
+    L2Piece pieces[L1ToL2Lines::kMaxPieces];
+    const int n = lines_.split(line, mask, pieces);
+    const int64_t at_l2 = noc_.to_l2(sm, t, 0) + before_slice_;
+    int64_t data = at_l2;
+    for (int i = 0; i < n; ++i) data = std::max(data, l2_.read(pieces[i].line, pieces[i].mask, at_l2, stats));
+    return noc_.to_sm(sm, data + after_slice_, sector_count(mask) * l1_sector_);
+  }
   // A hint that sectors `mask` of L1 line `line` are loaded soon.
   void prefetch(uint64_t line, uint32_t mask) const;
   // A store of sectors `mask` of L1 line `line` leaving SM `sm` at `t`: returns the cycle

@@ -36,6 +36,10 @@ class MshrPool {
   // The first cycle >= t at which a new miss can take an MSHR; takes it (call hold_until).
   // t never decreases from one call to the next.
   int64_t acquire(int64_t t) {
+    // held_ counts releases after now_ as still held, so it never undercounts: below the
+    // capacity there is a free MSHR at t without bringing the calendar up to t. It is
+    // brought up every kLazyCycles, so that releases stay within the ring's reach.
+    if (held_ < capacity_ && t - now_ < kLazyCycles) return t;
     advance(t);
     if (held_ < capacity_) return t;
     const int64_t freed = earliest();
@@ -56,6 +60,7 @@ class MshrPool {
  private:
   static constexpr int64_t kSlots = 1024;  // a power of two, > any usual miss latency
   static constexpr size_t kWords = kSlots / 64;
+  static constexpr int64_t kLazyCycles = 256;  // leaves a miss latency of kSlots - 256 in the ring
 
   static size_t slot(int64_t cycle) { return static_cast<size_t>(cycle & (kSlots - 1)); }
 

@@ -31,6 +31,13 @@ ReadyScan scan_ready_portable(const int64_t* ready_at, size_t count, int64_t now
   return {ready, std::min(std::min(s0, s1), std::min(s2, s3))};
 }
 
+uint64_t scan_waking_portable(const int64_t* ready_at, size_t count, int64_t from, int64_t last) {
+  uint64_t waking = 0;
+  for (size_t i = 0; i < count; ++i)
+    waking |= static_cast<uint64_t>(ready_at[i] > from && ready_at[i] <= last) << i;
+  return waking;
+}
+
 #ifdef LOOM_READY_SCAN_AVX2
 namespace {
 // Four warps: their `later` bits (ready_at > now) and the running per-lane minimum of those
@@ -41,6 +48,11 @@ __attribute__((target("avx2"))) inline void scan4(__m256i r, __m256i t, __m256i 
   later |= static_cast<uint64_t>(_mm256_movemask_pd(_mm256_castsi256_pd(after))) << at;
   const __m256i candidate = _mm256_blendv_epi8(none, r, after);
   soon = _mm256_blendv_epi8(soon, candidate, _mm256_cmpgt_epi64(soon, candidate));
+}
+// Four warps' bits: ready after `lo` and not after `hi`.
+__attribute__((target("avx2"))) inline uint64_t waking4(__m256i r, __m256i lo, __m256i hi) {
+  const __m256i in = _mm256_andnot_si256(_mm256_cmpgt_epi64(r, hi), _mm256_cmpgt_epi64(r, lo));
+  return static_cast<uint64_t>(_mm256_movemask_pd(_mm256_castsi256_pd(in)));
 }
 }  // namespace
 
@@ -68,7 +80,24 @@ __attribute__((target("avx2"))) ReadyScan scan_ready_avx2(const int64_t* ready_a
   const uint64_t all = count == 64 ? ~uint64_t{0} : (uint64_t{1} << count) - 1;
   return {~later & all, _mm_cvtsi128_si64(_mm256_castsi256_si128(soon))};
 }
+__attribute__((target("avx2"))) uint64_t scan_waking_avx2(const int64_t* ready_at, size_t count, int64_t from,
+                                                           int64_t last) {
+  const __m256i lo = _mm256_set1_epi64x(from), hi = _mm256_set1_epi64x(last);
+  uint64_t waking = 0;
+  size_t i = 0;
+  for (; i + 4 <= count; i += 4) waking |= waking4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(ready_at + i)), lo, hi) << i;
+  if (i < count) {
+    // The last 1-3 warps; lanes past the end load as 0, which is not after `from` (>= 0).
+    alignas(32) static const int64_t kTailMasks[4][4] = {{0, 0, 0, 0}, {-1, 0, 0, 0}, {-1, -1, 0, 0}, {-1, -1, -1, 0}};
+    const __m256i lanes = _mm256_load_si256(reinterpret_cast<const __m256i*>(kTailMasks[count - i]));
+    waking |= waking4(_mm256_maskload_epi64(reinterpret_cast<const long long*>(ready_at + i), lanes), lo, hi) << i;
+  }
+  return waking;
+}
 #else
+uint64_t scan_waking_avx2(const int64_t* ready_at, size_t count, int64_t from, int64_t last) {
+  return scan_waking_portable(ready_at, count, from, last);
+}
 ReadyScan scan_ready_avx2(const int64_t* ready_at, size_t count, int64_t now, int64_t never) {
   return scan_ready_portable(ready_at, count, now, never);
 }
@@ -76,5 +105,6 @@ ReadyScan scan_ready_avx2(const int64_t* ready_at, size_t count, int64_t now, in
 
 // Chosen once, so each call is one indirect jump and no check.
 const ScanReadyFn scan_ready = host_has_avx2() ? &scan_ready_avx2 : &scan_ready_portable;
+const ScanWakingFn scan_waking = host_has_avx2() ? &scan_waking_avx2 : &scan_waking_portable;
 
 }  // namespace loom::simt

@@ -67,7 +67,7 @@ MemoryTiming SmMemoryPipeline::load(const ExecutedInstruction& x, bool bypass_l1
     }
     L1Lookup lookup = probed ? l1_.lookup_probed(r.line, way[i], r.sector_mask, t) : l1_.lookup(r.line, r.sector_mask, t);
     const uint32_t present = r.sector_mask & ~lookup.missing;
-    stats.l1_sector_hits += bit_count(present);
+    stats.l1_sector_hits += sector_count(present);
     if (present) ready = std::max(ready, lookup.ready);
     if (lookup.missing) {
       const int64_t back = fetch_from_l2(r.line, lookup.missing, t, stats);

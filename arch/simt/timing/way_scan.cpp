@@ -1,5 +1,6 @@
 #include "arch/simt/timing/way_scan.h"
 
+#include <algorithm>
 #include <bit>
 
 #include "sim/host_cpu.h"
@@ -18,8 +19,41 @@ int find_print_portable(const uint16_t* prints, int from, int ways, uint16_t pri
 }
 
 #ifdef LOOM_WAY_SCAN_AVX2
+namespace {
+
+// Two bits per way of group `g` (16 ways) that match `key`.
+__attribute__((target("avx2"))) inline uint64_t group_hits(const uint16_t* prints, int g, __m256i key) {
+  const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(prints + g * kWayGroup));
+  return static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi16(v, key)));
+}
+
+// Bits [2 * from, 2 * ways) of a 64-bit mask of 32 ways starting at way `base`.
+inline uint64_t way_range(int base, int from, int ways) {
+  const int lo = std::clamp(from - base, 0, 32), hi = std::clamp(ways - base, 0, 32);
+  const uint64_t below_hi = hi == 32 ? ~uint64_t{0} : (uint64_t{1} << (2 * hi)) - 1;
+  const uint64_t from_lo = lo == 32 ? 0 : ~uint64_t{0} << (2 * lo);
+  return below_hi & from_lo;
+}
+
+}  // namespace
+
 __attribute__((target("avx2"))) int find_print_avx2(const uint16_t* prints, int from, int ways, uint16_t print) {
   const __m256i key = _mm256_set1_epi16(static_cast<int16_t>(print));
+  // Up to 64 ways (a V100's L1 sets; its L2's 24), every group is compared without a
+  // branch, 32 ways to a 64-bit mask, and the first hit is one count of trailing zeros:
+  // a lookup that misses, or hits late in the set, costs no more than one that hits early.
+  const int groups = padded_ways(ways) / kWayGroup;
+  if (groups <= 4) {
+    uint64_t low = group_hits(prints, 0, key);
+    if (groups > 1) low |= group_hits(prints, 1, key) << 32;
+    low &= way_range(0, from, ways);
+    if (low) return std::countr_zero(low) / 2;
+    if (groups <= 2) return ways;
+    uint64_t high = group_hits(prints, 2, key);
+    if (groups > 3) high |= group_hits(prints, 3, key) << 32;
+    high &= way_range(32, from, ways);
+    return high ? 32 + std::countr_zero(high) / 2 : ways;
+  }
   for (int group = from / kWayGroup * kWayGroup; group < ways; group += kWayGroup) {
     const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(prints + group));
     // Two bits per way; drop the ways before `from` and from `ways` on.
