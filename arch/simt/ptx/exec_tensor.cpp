@@ -16,6 +16,7 @@
 
 #include "arch/simt/ptx/exec_handlers.h"
 #include "arch/simt/ptx/memory_access.h"
+#include "arch/simt/ptx/warp_fragment_load.h"
 #include "arch/simt/ptx/warp_mma_avx2.h"
 
 namespace loom::simt {
@@ -130,16 +131,7 @@ bool load_operand_fragment(WarpContext& c, const DecodedInstruction& i, uint32_t
     c.out->space = S;
     L* regs[8];
     for (int r = 0; r < 8; ++r) regs[r] = c.dst_as<L>(i.dst[static_cast<size_t>(r)]);
-    for (int row = 0; row < kTile; ++row)
-      for (int r = 0; r < 8; ++r) {
-        uint64_t word;
-        if (i.mode == 1) {  // columns 2r and 2r + 1, element `row` of each
-          word = read_le<2>(first + 2 * r * pitch + 2 * row) | read_le<2>(first + (2 * r + 1) * pitch + 2 * row) << 16;
-        } else {
-          word = read_le<4>(first + row * pitch + 4 * r);
-        }
-        regs[r][row] = regs[r][row + kTile] = static_cast<L>(word);
-      }
+    load_fragment<L>()(first, pitch, i.mode == 1, regs);  // mode 1: .col
     return true;
   }
 }
