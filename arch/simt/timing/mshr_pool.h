@@ -147,7 +147,7 @@ class MshrPool {
 
   int capacity_ = 1;
   int held_ = 0, in_ring_ = 0;
-  int64_t now_ = 0;                       // the latest acquire's cycle: all before it are free
+  int64_t now_ = 0;                       // the calendar's cycle: releases up to it are freed
   std::array<uint32_t, kSlots> count_{};  // releases per cycle, by cycle mod kSlots
   std::array<uint64_t, kWords> occupied_{};
   std::vector<int64_t> far_;  // min-heap of releases kSlots or more cycles after now_
