@@ -191,7 +191,9 @@ void FunctionalModel::prefetch(const WarpStateHandle& warp, const StaticInstruct
   for (int i = 0; i < d.n_dst; ++i) lines(d.dst[static_cast<size_t>(i)], std::true_type{});
 }
 
-void FunctionalModel::step(CtaState& cta, WarpState& w, int warp, ExecutedInstruction& out) {
+// Inlined into execute(), its one caller, once per warp instruction.
+[[gnu::always_inline]] inline void FunctionalModel::step(CtaState& cta, WarpState& w, int warp,
+                                                         ExecutedInstruction& out) {
   LOOM_CHECK(!w.stack.empty() && !w.at_barrier, "functional model", "execute on a finished or waiting warp");
   const PtxKernel& k = *launch_.kernel;
   const SimtStackEntry& top = w.stack.back();

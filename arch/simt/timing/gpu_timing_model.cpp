@@ -344,8 +344,10 @@ void GpuTimingModel::evaluate(SubCore& sc, int64_t c) {
   next_eval = std::max(wake, c + 1);
 }
 
-GpuTimingModel::Blocker GpuTimingModel::check_resources(SmState& sm, const SubCore& sc, const ScheduledWarp& e,
-                                                        int64_t c) const {
+// Inlined into evaluate(), where it is asked about nearly every ready warp.
+[[gnu::always_inline]] inline GpuTimingModel::Blocker GpuTimingModel::check_resources(SmState& sm, const SubCore& sc,
+                                                                                       const ScheduledWarp& e,
+                                                                                       int64_t c) const {
   if (sc.read_free > c) return {StallReason::register_bank, sc.read_free};
   // A unit is needed at dispatch, after the instruction's bank-conflict cycles.
   const int delay = e.dispatch_delay;
@@ -374,7 +376,7 @@ GpuTimingModel::Blocker GpuTimingModel::check_resources(SmState& sm, const SubCo
 // Issue: execute, then charge what the functional model reports
 
 void GpuTimingModel::count(const StaticInstruction& inst) {
-  const int lanes = bit_count(executed_.active_mask);
+  const int lanes = executed_.active_mask == ~0u ? 32 : bit_count(executed_.active_mask);  // usually a full warp
   const size_t cls = static_cast<size_t>(inst.energy);
   ++stats_.warp_instructions;
   stats_.thread_instructions += lanes;
