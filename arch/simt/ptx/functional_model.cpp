@@ -196,7 +196,7 @@ void FunctionalModel::prefetch(const WarpStateHandle& warp, const StaticInstruct
                                                          ExecutedInstruction& out) {
   LOOM_CHECK(!w.stack.empty() && !w.at_barrier, "functional model", "execute on a finished or waiting warp");
   const PtxKernel& k = *launch_.kernel;
-  const SimtStackEntry& top = w.stack.back();
+  SimtStackEntry& top = w.stack.back();
   const uint32_t pc = top.pc;
   const DecodedInstruction& d = k.code[pc];
   uint32_t mask = top.mask;
@@ -227,7 +227,10 @@ void FunctionalModel::prefetch(const WarpStateHandle& warp, const StaticInstruct
         context.out = &out;
         d.exec(context, d, mask);
       }
-      advance(w, pc + 1);
+      // advance(w, pc + 1) on the entry already at hand (no handler touches the stack): it
+      // is popped only where it reaches its reconvergence point or has no lanes.
+      top.pc = pc + 1;
+      if (top.mask == 0 || top.pc == top.reconverge) settle(w);
       return;
     case Control::branch:
       branch(w, d, pc, mask);
