@@ -58,7 +58,7 @@ class FunctionalModel final : public WarpInstructionSource {
 
  private:
   void fill_special_registers(CtaState& cta, uint32_t warp);
-  void step(CtaState& cta, WarpState& w, int warp, ExecutedInstruction& out);
+  inline void step(CtaState& cta, WarpState& w, int warp, ExecutedInstruction& out);  // defined and used in the .cpp only
   void advance(WarpState& w, uint32_t next_pc);
   void settle(WarpState& w);
   void branch(WarpState& w, const DecodedInstruction& d, uint32_t pc, uint32_t taken);

@@ -64,11 +64,12 @@ class GpuTimingModel {
   void evaluate(SubCore& sc, int64_t c);
   // What keeps a warp whose own state allows an issue from issuing: the sub-core's read
   // stage, its unit, the SM's MIO queue.
-  Blocker check_resources(SmState& sm, const SubCore& sc, const ScheduledWarp& e, int64_t c) const;
+  // Inline, as prepare_next: defined in the .cpp, the only place either is used.
+  inline Blocker check_resources(SmState& sm, const SubCore& sc, const ScheduledWarp& e, int64_t c) const;
   void issue(SmState& sm, SubCore& sc, int slot, WarpSlot& w, int64_t c);
   void count(const StaticInstruction& inst);
   // Caches warp w's next instruction `next` and what the scheduler needs to know of it.
-  void prepare_next(SmState& sm, WarpSlot& w, WarpPipeline& pipe, const StaticInstruction& next, int64_t c);
+  inline void prepare_next(SmState& sm, WarpSlot& w, WarpPipeline& pipe, const StaticInstruction& next, int64_t c);
   // Hints the source to start loading what issuing the warp in `slot` will touch.
   void prefetch(SmState& sm, int slot) const;
   // Prefetch hints for the SM's warps that become ready after `from` (its next busy cycle)
