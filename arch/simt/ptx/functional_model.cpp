@@ -227,10 +227,7 @@ void FunctionalModel::prefetch(const WarpStateHandle& warp, const StaticInstruct
         context.out = &out;
         d.exec(context, d, mask);
       }
-      // advance(w, pc + 1) on the entry already at hand (no handler touches the stack): it
-      // is popped only where it reaches its reconvergence point or has no lanes.
-      top.pc = pc + 1;
-      if (top.mask == 0 || top.pc == top.reconverge) settle(w);
+      move_top(w, top, pc + 1);  // the entry already at hand: no handler touches the stack
       return;
     case Control::branch:
       branch(w, d, pc, mask);
@@ -243,11 +240,6 @@ void FunctionalModel::prefetch(const WarpStateHandle& warp, const StaticInstruct
       if (mask) arrive(cta, w, d, pc, mask);
       return;
   }
-}
-
-void FunctionalModel::advance(WarpState& w, uint32_t next_pc) {
-  w.stack.back().pc = next_pc;
-  settle(w);
 }
 
 // Pops entries whose lanes reached their reconvergence point or have all exited.

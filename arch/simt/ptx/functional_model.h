@@ -59,7 +59,13 @@ class FunctionalModel final : public WarpInstructionSource {
  private:
   void fill_special_registers(CtaState& cta, uint32_t warp);
   inline void step(CtaState& cta, WarpState& w, int warp, ExecutedInstruction& out);  // defined and used in the .cpp only
-  void advance(WarpState& w, uint32_t next_pc);
+  // Moves the top stack entry `top` of warp w on to `next_pc`, popping what has then
+  // reconverged; most instructions leave the entry in place, so settle() is rarely needed.
+  void move_top(WarpState& w, SimtStackEntry& top, uint32_t next_pc) {
+    top.pc = next_pc;
+    if (top.mask == 0 || top.pc == top.reconverge) settle(w);
+  }
+  void advance(WarpState& w, uint32_t next_pc) { move_top(w, w.stack.back(), next_pc); }
   void settle(WarpState& w);
   void branch(WarpState& w, const DecodedInstruction& d, uint32_t pc, uint32_t taken);
   void exit_lanes(CtaState& cta, WarpState& w, uint32_t pc, uint32_t lanes);

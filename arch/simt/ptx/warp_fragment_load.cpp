@@ -1,8 +1,8 @@
 #include "arch/simt/ptx/warp_fragment_load.h"
 
-#include <cstring>
 #include <initializer_list>
 
+#include "arch/simt/ptx/memory_access.h"
 #include "sim/host_cpu.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -16,23 +16,15 @@ namespace {
 
 constexpr int kTile = 16;
 
-template <class T>
-T read(const uint8_t* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;  // little-endian host, as memory_access.h's read_le
-}
-
 }  // namespace
 
 template <class L>
 void load_fragment_portable(const uint8_t* first, uint64_t pitch, bool columns, L* const* regs) {
   for (int row = 0; row < kTile; ++row)
     for (int r = 0; r < 8; ++r) {
-      const uint32_t word =
-          columns ? static_cast<uint32_t>(read<uint16_t>(first + 2 * r * pitch + 2 * row)) |
-                        static_cast<uint32_t>(read<uint16_t>(first + (2 * r + 1) * pitch + 2 * row)) << 16
-                  : read<uint32_t>(first + row * pitch + 4 * r);
+      const uint64_t word = columns ? read_le<2>(first + 2 * r * pitch + 2 * row) |
+                                          read_le<2>(first + (2 * r + 1) * pitch + 2 * row) << 16
+                                    : read_le<4>(first + row * pitch + 4 * r);
       regs[r][row] = regs[r][row + kTile] = static_cast<L>(word);
     }
 }
@@ -114,8 +106,8 @@ LoadFragmentFn<L> load_fragment_avx2() {
 
 template <class L>
 LoadFragmentFn<L> load_fragment() {
-  static const LoadFragmentFn<L> chosen = load_fragment_avx2<L>() ? load_fragment_avx2<L>() : &load_fragment_portable<L>;
-  return chosen;
+  static const LoadFragmentFn<L> avx2 = load_fragment_avx2<L>();
+  return avx2 ? avx2 : &load_fragment_portable<L>;
 }
 
 template void load_fragment_portable<uint64_t>(const uint8_t*, uint64_t, bool, uint64_t* const*);

@@ -6,7 +6,7 @@
 // repeat lanes 0-15. From rows that is a transpose of 16 x 8 words; from columns, register r
 // interleaves the halves of columns 2r and 2r + 1. The AVX2 version does either in vector
 // shuffles (8 words at a time) where the portable one moves a word at a time; both write
-// the same bits (tests/test_simt_warp_mma.cpp).
+// the same bits (tests/test_simt_fragment_load.cpp).
 #pragma once
 
 #include <cstdint>

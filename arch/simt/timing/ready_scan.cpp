@@ -49,6 +49,16 @@ __attribute__((target("avx2"))) inline void scan4(__m256i r, __m256i t, __m256i 
   const __m256i candidate = _mm256_blendv_epi8(none, r, after);
   soon = _mm256_blendv_epi8(soon, candidate, _mm256_cmpgt_epi64(soon, candidate));
 }
+__attribute__((target("avx2"))) inline __m256i load4(const int64_t* ready_at) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ready_at));
+}
+// The last 1-3 warps of a scan (n < 4); lanes past `n` load as 0, and nothing past the end
+// is read.
+__attribute__((target("avx2"))) inline __m256i load_tail(const int64_t* ready_at, size_t n) {
+  alignas(32) static const int64_t kTailMasks[4][4] = {{0, 0, 0, 0}, {-1, 0, 0, 0}, {-1, -1, 0, 0}, {-1, -1, -1, 0}};
+  const __m256i lanes = _mm256_load_si256(reinterpret_cast<const __m256i*>(kTailMasks[n]));
+  return _mm256_maskload_epi64(reinterpret_cast<const long long*>(ready_at), lanes);
+}
 // Four warps' bits: ready after `lo` and not after `hi`.
 __attribute__((target("avx2"))) inline uint64_t waking4(__m256i r, __m256i lo, __m256i hi) {
   const __m256i in = _mm256_andnot_si256(_mm256_cmpgt_epi64(r, hi), _mm256_cmpgt_epi64(r, lo));
@@ -63,15 +73,10 @@ __attribute__((target("avx2"))) ReadyScan scan_ready_avx2(const int64_t* ready_a
   __m256i soon = none;
   uint64_t later = 0;  // bit i: ready_at[i] > now
   size_t i = 0;
-  for (; i + 4 <= count; i += 4)
-    scan4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(ready_at + i)), t, none, soon, later, i);
-  if (i < count) {
-    // The last 1-3 warps; lanes past the end load as 0, which is never after `now`, so it
-    // adds no `later` bit and no candidate (and `all` below drops its ready bit).
-    alignas(32) static const int64_t kTailMasks[4][4] = {{0, 0, 0, 0}, {-1, 0, 0, 0}, {-1, -1, 0, 0}, {-1, -1, -1, 0}};
-    const __m256i lanes = _mm256_load_si256(reinterpret_cast<const __m256i*>(kTailMasks[count - i]));
-    scan4(_mm256_maskload_epi64(reinterpret_cast<const long long*>(ready_at + i), lanes), t, none, soon, later, i);
-  }
+  for (; i + 4 <= count; i += 4) scan4(load4(ready_at + i), t, none, soon, later, i);
+  // The last 1-3 warps; lanes past the end load as 0, which is never after `now`, so it adds
+  // no `later` bit and no candidate (and `all` below drops its ready bit).
+  if (i < count) scan4(load_tail(ready_at + i, count - i), t, none, soon, later, i);
   // The least of the four lanes, without leaving the registers.
   const __m256i halves = _mm256_permute4x64_epi64(soon, 0x4e);
   soon = _mm256_blendv_epi8(soon, halves, _mm256_cmpgt_epi64(soon, halves));
@@ -85,13 +90,9 @@ __attribute__((target("avx2"))) uint64_t scan_waking_avx2(const int64_t* ready_a
   const __m256i lo = _mm256_set1_epi64x(from), hi = _mm256_set1_epi64x(last);
   uint64_t waking = 0;
   size_t i = 0;
-  for (; i + 4 <= count; i += 4) waking |= waking4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(ready_at + i)), lo, hi) << i;
-  if (i < count) {
-    // The last 1-3 warps; lanes past the end load as 0, which is not after `from` (>= 0).
-    alignas(32) static const int64_t kTailMasks[4][4] = {{0, 0, 0, 0}, {-1, 0, 0, 0}, {-1, -1, 0, 0}, {-1, -1, -1, 0}};
-    const __m256i lanes = _mm256_load_si256(reinterpret_cast<const __m256i*>(kTailMasks[count - i]));
-    waking |= waking4(_mm256_maskload_epi64(reinterpret_cast<const long long*>(ready_at + i), lanes), lo, hi) << i;
-  }
+  for (; i + 4 <= count; i += 4) waking |= waking4(load4(ready_at + i), lo, hi) << i;
+  // The last 1-3 warps; lanes past the end load as 0, which is not after `from` (>= 0).
+  if (i < count) waking |= waking4(load_tail(ready_at + i, count - i), lo, hi) << i;
   return waking;
 }
 #else

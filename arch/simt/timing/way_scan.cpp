@@ -55,9 +55,8 @@ __attribute__((target("avx2"))) int find_print_avx2(const uint16_t* prints, int 
     return high ? 32 + std::countr_zero(high) / 2 : ways;
   }
   for (int group = from / kWayGroup * kWayGroup; group < ways; group += kWayGroup) {
-    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(prints + group));
     // Two bits per way; drop the ways before `from` and from `ways` on.
-    uint32_t hits = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi16(v, key)));
+    auto hits = static_cast<uint32_t>(group_hits(prints, group / kWayGroup, key));
     if (from > group) hits &= ~0u << (2 * (from - group));
     if (ways - group < kWayGroup) hits &= (1u << (2 * (ways - group))) - 1;
     if (hits) return group + std::countr_zero(hits) / 2;
