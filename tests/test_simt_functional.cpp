@@ -6,6 +6,7 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <fstream>
@@ -750,11 +751,15 @@ TEST_CASE("simt functional: shared loads and stores report the bytes their activ
       continue;
     }
     ++shared;
-    REQUIRE(e.n_segments == (e.inst->is_store ? 32 : 16));
+    std::array<MemorySegment, 32> scratch;
+    const MemorySegment* segments = nullptr;
+    const int n = memory_segments(e, scratch, segments);
+    REQUIRE(n == (e.inst->is_store ? 32 : 16));
+    CHECK(e.lane_bytes == (e.inst->is_store ? 4 : 0));  // a full warp's store: the lane form
     uint64_t lo = ~uint64_t{0}, end = 0;
-    for (int l = 0; l < e.n_segments; ++l) {
-      lo = std::min(lo, e.segments[static_cast<size_t>(l)].address);
-      end = std::max(end, e.segments[static_cast<size_t>(l)].address + e.segments[static_cast<size_t>(l)].bytes);
+    for (int l = 0; l < n; ++l) {
+      lo = std::min(lo, segments[l].address);
+      end = std::max(end, segments[l].address + segments[l].bytes);
     }
     CHECK(e.span_begin == lo);
     CHECK(e.span_end == end);

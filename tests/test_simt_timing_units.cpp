@@ -3,12 +3,14 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <list>
 #include <map>
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "arch/simt/gpu_config.h"
@@ -179,6 +181,47 @@ TEST_CASE("simt timing: wavefronts from an access's span agree with the lane-by-
   }
   CHECK(narrow > 1000);  // the fast path was taken often
   CHECK(narrow < 3900);  // and so was the full count
+}
+
+TEST_CASE("simt timing: a full warp's lane form gives the wavefronts its segments give") {
+  // A 4-byte shared ld/st of a full warp reports 32 lane addresses (lane_bytes) instead of
+  // segments; the bank pass must count it as it counts the same lanes as segments, with
+  // the span and without, for power-of-two banks and for others.
+  std::mt19937_64 rng(8);
+  int wide = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const uint64_t window = uint64_t{16} << (rng() % 8);  // 16 .. 2048 bytes
+    const uint64_t base = (rng() % 4096) & ~uint64_t{3};
+    ExecutedInstruction segments, lanes;
+    lanes.lane_bytes = 4;
+    uint64_t lo = ~uint64_t{0}, end = 0;
+    for (int l = 0; l < 32; ++l) {
+      const uint64_t a = base + ((rng() % window) & ~uint64_t{3});
+      segments.segments[static_cast<size_t>(segments.n_segments++)] = MemorySegment{a, 4, static_cast<uint8_t>(l)};
+      lanes.lane_address[static_cast<size_t>(l)] = static_cast<uint32_t>(a);
+      lo = std::min(lo, a);
+      end = std::max(end, a + 4);
+    }
+    std::array<MemorySegment, 32> scratch;
+    const MemorySegment* view = nullptr;
+    REQUIRE(memory_segments(lanes, scratch, view) == 32);
+    for (int l = 0; l < 32; ++l) {
+      CHECK(view[l].address == segments.segments[static_cast<size_t>(l)].address);
+      CHECK(view[l].bytes == 4);
+      CHECK(view[l].lane == l);
+    }
+    for (const auto& [banks, bank_bytes] : {std::pair{32, 4}, std::pair{16, 8}, std::pair{24, 4}}) {
+      const int want = shared_wavefronts(segments, banks, bank_bytes);
+      CHECK(shared_wavefronts(lanes, banks, bank_bytes) == want);
+      lanes.span_begin = segments.span_begin = lo;
+      lanes.span_end = segments.span_end = end;
+      CHECK(shared_wavefronts(lanes, banks, bank_bytes) == want);
+      CHECK(shared_wavefronts(segments, banks, bank_bytes) == want);
+      lanes.span_begin = lanes.span_end = segments.span_begin = segments.span_end = 0;
+      wide += banks == 32 && want > 1;
+    }
+  }
+  CHECK(wide > 500);  // conflicts, read from the lanes, were counted often
 }
 
 TEST_CASE("simt timing: register read cycles follow the busiest bank") {

@@ -117,3 +117,88 @@ TEST_CASE("simt functional: a full warp's 32-bit loads from its checked range") 
     }
   }
 }
+
+namespace {
+
+// The lane form's addresses against 64-bit arithmetic: true exactly when every lane's
+// 64-bit address is below 2^32, and then at[], lo and hi are those addresses.
+void check_lane_addresses(const uint32_t* base, uint64_t offset, LaneAddresses32Fn f, int& taken) {
+  uint64_t lo64 = ~uint64_t{0}, hi64 = 0;
+  bool fits = true;
+  for (int l = 0; l < 32; ++l) {
+    const uint64_t at = uint64_t{base[l]} + offset;
+    fits = fits && at <= 0xffffffffu;
+    lo64 = std::min(lo64, at);
+    hi64 = std::max(hi64, at);
+  }
+  std::array<uint32_t, 32> at;
+  uint64_t lo = 0, hi = 0;
+  const bool ok = f(base, offset, at.data(), lo, hi);
+  REQUIRE(ok == fits);
+  if (!ok) return;
+  ++taken;
+  CHECK(lo == lo64);
+  CHECK(hi == hi64);
+  for (int l = 0; l < 32; ++l) CHECK(at[static_cast<size_t>(l)] == uint64_t{base[l]} + offset);
+}
+
+}  // namespace
+
+TEST_CASE("simt functional: a full warp's lane form (32-bit shared addresses) and its loads") {
+  std::mt19937_64 rng(13);
+  std::vector<uint8_t> memory(8192);
+  for (uint8_t& b : memory) b = static_cast<uint8_t>(rng());
+  int taken = 0, avx2_checked = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const int kind = trial % 5;
+    std::array<uint32_t, 32> base;
+    for (int l = 0; l < 32; ++l) {
+      const uint32_t r = static_cast<uint32_t>(rng());
+      // Strided shared addresses, broadcasts, scattered ones, and lanes near 2^32 whose
+      // sums cross it for some lanes only (or all: a negative offset brings them back).
+      base[static_cast<size_t>(l)] = kind == 0 ? 4 * static_cast<uint32_t>(l) + (r % 64)
+                                     : kind == 1 ? 64
+                                     : kind == 2 ? r % 4000
+                                     : kind == 3 ? 0xffffffffu - (r % 4000)
+                                                 : r;
+    }
+    // Positive offsets, negative ones (as PTX's [%r - 8]) and ones past 2^32.
+    const uint64_t offsets[] = {rng() % 4096, ~uint64_t{0} - rng() % 64, uint64_t{1} << 32, 0 - uint64_t{0xffffff00u}};
+    for (const uint64_t offset : offsets) {
+      check_lane_addresses(base.data(), offset, &lane_addresses32_portable, taken);
+      check_lane_addresses(base.data(), offset, lane_addresses32, taken);
+      if (loom::host_has_avx2()) {
+        check_lane_addresses(base.data(), offset, &lane_addresses32_avx2, taken);
+        ++avx2_checked;
+      }
+    }
+    if (kind > 2) continue;
+    // Loads through the lane form, wide and narrow, against byte-by-byte reads.
+    std::array<uint32_t, 32> at;
+    uint64_t lo = 0, hi = 0;
+    REQUIRE(lane_addresses32_portable(base.data(), 3, at.data(), lo, hi));
+    const uint64_t width = trial % 2 ? 0xffffffffull : 0xffffull;
+    std::array<uint64_t, 32> want, got;
+    std::array<uint32_t, 32> narrow_want, narrow_got;
+    for (int l = 0; l < 32; ++l) {
+      uint32_t v;
+      std::memcpy(&v, memory.data() + at[static_cast<size_t>(l)], 4);
+      want[static_cast<size_t>(l)] = v & width;
+      narrow_want[static_cast<size_t>(l)] = static_cast<uint32_t>(v & width);
+    }
+    const uint8_t* first = memory.data() + lo;
+    for (LaneLoad4Fn f : {&lane_load4_portable, lane_load4, loom::host_has_avx2() ? &lane_load4_avx2 : lane_load4}) {
+      got.fill(0);
+      f(first, at.data(), static_cast<uint32_t>(lo), width, got.data());
+      CHECK(got == want);
+    }
+    for (LaneLoad4NarrowFn f : {&lane_load4_narrow_portable, lane_load4_narrow,
+                                loom::host_has_avx2() ? &lane_load4_narrow_avx2 : lane_load4_narrow}) {
+      narrow_got.fill(0);
+      f(first, at.data(), static_cast<uint32_t>(lo), static_cast<uint32_t>(width), narrow_got.data());
+      CHECK(narrow_got == narrow_want);
+    }
+  }
+  CHECK(taken > 3000);  // the lane form was taken often, and refused where sums cross 2^32
+  MESSAGE("AVX2 version checked in " << avx2_checked << " cases (0 where the host has no AVX2)");
+}

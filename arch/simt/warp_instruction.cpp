@@ -33,4 +33,15 @@ const char* stall_reason_name(StallReason reason) {
   return "?";
 }
 
+int memory_segments(const ExecutedInstruction& x, std::array<MemorySegment, 32>& scratch,
+                    const MemorySegment*& segments) {
+  if (x.lane_bytes == 0) {
+    segments = x.segments.data();
+    return x.n_segments;
+  }
+  for (uint32_t l = 0; l < 32; ++l) scratch[l] = MemorySegment{x.lane_address[l], x.lane_bytes, static_cast<uint8_t>(l)};
+  segments = scratch.data();
+  return 32;
+}
+
 }  // namespace loom::simt

@@ -81,7 +81,14 @@ struct ExecutedInstruction {
   uint32_t pc = 0;           // instruction index within the kernel
   uint32_t active_mask = 0;  // lanes that executed it (SIMT mask and guard predicate applied)
   uint16_t n_segments = 0;   // memory instructions only
+  // A full warp's 4-byte shared ld/st from a 32-bit address register reports its lanes'
+  // addresses instead of segments (lane_bytes != 0, n_segments == 0): lane l touched
+  // [lane_address[l], lane_address[l] + lane_bytes). Four vector stores where 32 segments
+  // take sixteen, for accesses whose segments the bank pass reads only when their span is
+  // wide. memory_segments() gives either form as segments.
+  uint16_t lane_bytes = 0;
   std::array<MemorySegment, kMaxSegments> segments{};
+  std::array<uint32_t, 32> lane_address{};
   // The space the segments are in: inst->space, except that a generic ld/st/atom (whose
   // inst->space is global) reports where its addresses resolved (shared, local or global).
   MemorySpace space = MemorySpace::none;
@@ -97,6 +104,11 @@ struct ExecutedInstruction {
   bool warp_at_barrier = false;
   const StaticInstruction* next = nullptr;
 };
+
+// The segments of `x`, whichever form it reported them in: x.segments, or one per lane of
+// its lane form written into `scratch`. Returns how many; `segments` points at them.
+int memory_segments(const ExecutedInstruction& x, std::array<MemorySegment, 32>& scratch,
+                    const MemorySegment*& segments);
 
 // Resources one CTA of a launch needs: the occupancy limits are checked against these.
 struct CtaResources {

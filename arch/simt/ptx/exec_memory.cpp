@@ -71,6 +71,28 @@ void record_whole_warp(WarpContext& c, const WarpAddresses& a) {
   }
 }
 
+// A full warp's 4-byte shared ld/st from a narrow address register (the tiled GEMM's
+// inner loop) reports the lane form (ExecutedInstruction::lane_bytes): 32-bit addresses
+// and no segments.
+template <MemorySpace S, int Bytes, int Vec, class A>
+constexpr bool kLaneForm = S == MemorySpace::shared && Bytes == 4 && Vec == 1 && sizeof(A) == 4;
+
+// Records the lane form of such an access and returns the host pointer to its lowest
+// address; nullptr, with nothing recorded, where the addresses wrap or leave the CTA's
+// shared memory (the general path then runs, and names a faulting lane).
+template <uint32_t Total>
+[[gnu::always_inline]] inline uint8_t* record_lane_form(WarpContext& c, const uint32_t* base, uint64_t offset) {
+  uint64_t lo, hi;
+  if (!lane_addresses32(base, offset, c.out->lane_address.data(), lo, hi)) return nullptr;
+  uint8_t* first = range_at<MemorySpace::shared>(c, lo, hi - lo + Total);
+  if (!first || hi - lo >= (uint64_t{1} << 31)) return nullptr;  // the gather's indices are signed 32-bit
+  c.out->lane_bytes = Total;
+  c.out->space = MemorySpace::shared;
+  c.out->span_begin = lo;
+  c.out->span_end = hi + Total;
+  return first;
+}
+
 // The lane loop of ld and st: each active lane's address is checked (a fault names the
 // lane), recorded as a segment, and handed with its host pointer to `move(p, lane)`, which
 // moves the data; then the instruction's segment count, space and (shared) span are set.
@@ -113,6 +135,15 @@ void load(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
   const bool sign = (i.flags & DecodedInstruction::kFlagSigned) && Bytes < 8;
   constexpr int kShift = 64 - 8 * Bytes;
   const uint64_t width = i.aux, offset = static_cast<uint64_t>(i.offset);
+  if constexpr (kLaneForm<S, Bytes, Vec, A>) {
+    if (mask == kFullMask && base && !sign)
+      if (const uint8_t* first = record_lane_form<kTotal>(c, base, offset)) {
+        const auto lo = static_cast<uint32_t>(c.out->span_begin);
+        if constexpr (sizeof(L) == 8) lane_load4(first, c.out->lane_address.data(), lo, width, d[0]);
+        else lane_load4_narrow(first, c.out->lane_address.data(), lo, static_cast<uint32_t>(width), d[0]);
+        return;
+      }
+  }
   if constexpr (kWholeWarpPath<S>) {
     WarpAddresses a;
     if (mask == kFullMask && base) {
@@ -153,6 +184,15 @@ void store(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
   const L* s[Vec];
   for (int k = 0; k < Vec; ++k) s[k] = c.src_as<L>(i.src[k]);
   const uint64_t offset = static_cast<uint64_t>(i.offset);
+  if constexpr (kLaneForm<S, Bytes, Vec, A>) {
+    if (mask == kFullMask && base)
+      if (uint8_t* first = record_lane_form<kTotal>(c, base, offset)) {
+        const uint32_t* at = c.out->lane_address.data();
+        const auto lo = static_cast<uint32_t>(c.out->span_begin);
+        for (int l = 0; l < 32; ++l) write_le<Bytes>(first + (at[l] - lo), s[0][l]);  // in lane order, as below
+        return;
+      }
+  }
   if constexpr (kWholeWarpPath<S>) {
     WarpAddresses a;
     if (mask == kFullMask && base) {

@@ -210,6 +210,7 @@ void FunctionalModel::prefetch(const WarpStateHandle& warp, const StaticInstruct
   out.pc = pc;
   out.active_mask = mask;
   out.n_segments = 0;
+  out.lane_bytes = 0;
   out.span_end = 0;
   out.space = info.space;
   ++w.executed;

@@ -69,6 +69,46 @@ void whole_warp_load4_narrow_portable(const uint8_t* first, const WarpAddresses&
   load4_portable(first, a, width, d);
 }
 
+namespace {
+
+// Lanes of base values in [lo32, hi32]: their 64-bit addresses (v + offset, mod 2^64) are
+// their 32-bit sums exactly when all are below 2^32. None or all of the sums wrap mod
+// 2^64 when lo and hi's are in order, and then every one lies between theirs.
+bool range_of_sums(uint32_t lo32, uint32_t hi32, uint64_t offset, uint64_t& lo, uint64_t& hi) {
+  const uint64_t l = uint64_t{lo32} + offset, h = uint64_t{hi32} + offset;
+  if (l > h || h > 0xffffffffu) return false;
+  lo = l;
+  hi = h;
+  return true;
+}
+
+template <class D>
+void lane_load4_of(const uint8_t* first, const uint32_t* at, uint32_t lo, D width, D* d) {
+  for (int l = 0; l < 32; ++l) {
+    uint32_t v;
+    std::memcpy(&v, first + (at[l] - lo), 4);
+    d[l] = v & width;
+  }
+}
+
+}  // namespace
+
+bool lane_addresses32_portable(const uint32_t* base, uint64_t offset, uint32_t* at, uint64_t& lo, uint64_t& hi) {
+  uint32_t lo32 = ~uint32_t{0}, hi32 = 0;
+  for (int l = 0; l < 32; ++l) {
+    at[l] = base[l] + static_cast<uint32_t>(offset);
+    lo32 = base[l] < lo32 ? base[l] : lo32;
+    hi32 = base[l] > hi32 ? base[l] : hi32;
+  }
+  return range_of_sums(lo32, hi32, offset, lo, hi);
+}
+void lane_load4_portable(const uint8_t* first, const uint32_t* at, uint32_t lo, uint64_t width, uint64_t* d) {
+  lane_load4_of(first, at, lo, width, d);
+}
+void lane_load4_narrow_portable(const uint8_t* first, const uint32_t* at, uint32_t lo, uint32_t width, uint32_t* d) {
+  lane_load4_of(first, at, lo, width, d);
+}
+
 #ifdef LOOM_WARP_ADDRESSES_AVX2
 namespace {
 
@@ -154,6 +194,63 @@ __attribute__((target("avx2"))) void whole_warp_addresses32_avx2(const uint32_t*
                                                                  MemorySegment* segments, WarpAddresses& out) {
   addresses_avx2(base, offset, bytes, segments, out);
 }
+namespace {
+
+// The lowest and highest unsigned 32-bit lane of eight.
+__attribute__((target("avx2"))) inline uint32_t lowest_lane(__m256i v) {
+  __m128i m = _mm_min_epu32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  m = _mm_min_epu32(m, _mm_shuffle_epi32(m, 0x4e));
+  return static_cast<uint32_t>(_mm_cvtsi128_si32(_mm_min_epu32(m, _mm_shuffle_epi32(m, 0xb1))));
+}
+__attribute__((target("avx2"))) inline uint32_t highest_lane(__m256i v) {
+  __m128i m = _mm_max_epu32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  m = _mm_max_epu32(m, _mm_shuffle_epi32(m, 0x4e));
+  return static_cast<uint32_t>(_mm_cvtsi128_si32(_mm_max_epu32(m, _mm_shuffle_epi32(m, 0xb1))));
+}
+
+// Eight lanes per gather: the indices are 32-bit (signed, so below 2^31).
+template <class D>
+__attribute__((target("avx2"))) void lane_load4_avx2_of(const uint8_t* first, const uint32_t* at, uint32_t lo, D width,
+                                                        D* d) {
+  const __m256i low = _mm256_set1_epi32(static_cast<int>(lo));
+  const auto* words = reinterpret_cast<const int*>(first);
+  for (int l = 0; l < 32; l += 8) {
+    const __m256i index = _mm256_sub_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(at + l)), low);
+    const __m256i v = _mm256_i32gather_epi32(words, index, 1);
+    if constexpr (sizeof(D) == 8) {
+      const __m256i mask = _mm256_set1_epi64x(static_cast<int64_t>(width));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + l),
+                          _mm256_and_si256(_mm256_cvtepu32_epi64(_mm256_castsi256_si128(v)), mask));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + l + 4),
+                          _mm256_and_si256(_mm256_cvtepu32_epi64(_mm256_extracti128_si256(v, 1)), mask));
+    } else {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + l), _mm256_and_si256(v, _mm256_set1_epi32(static_cast<int>(width))));
+    }
+  }
+}
+
+}  // namespace
+
+__attribute__((target("avx2"))) bool lane_addresses32_avx2(const uint32_t* base, uint64_t offset, uint32_t* at,
+                                                           uint64_t& lo, uint64_t& hi) {
+  const __m256i add = _mm256_set1_epi32(static_cast<int>(static_cast<uint32_t>(offset)));
+  __m256i lows = _mm256_set1_epi32(-1), highs = _mm256_setzero_si256();
+  for (int l = 0; l < 32; l += 8) {
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + l));
+    lows = _mm256_min_epu32(lows, b);
+    highs = _mm256_max_epu32(highs, b);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(at + l), _mm256_add_epi32(b, add));
+  }
+  return range_of_sums(lowest_lane(lows), highest_lane(highs), offset, lo, hi);
+}
+__attribute__((target("avx2"))) void lane_load4_avx2(const uint8_t* first, const uint32_t* at, uint32_t lo,
+                                                     uint64_t width, uint64_t* d) {
+  lane_load4_avx2_of(first, at, lo, width, d);
+}
+__attribute__((target("avx2"))) void lane_load4_narrow_avx2(const uint8_t* first, const uint32_t* at, uint32_t lo,
+                                                            uint32_t width, uint32_t* d) {
+  lane_load4_avx2_of(first, at, lo, width, d);
+}
 #else
 void whole_warp_load4_avx2(const uint8_t* first, const WarpAddresses& a, uint64_t width, uint64_t* d) {
   whole_warp_load4_portable(first, a, width, d);
@@ -169,6 +266,15 @@ void whole_warp_addresses32_avx2(const uint32_t* base, uint64_t offset, uint32_t
                                  WarpAddresses& out) {
   whole_warp_addresses32_portable(base, offset, bytes, segments, out);
 }
+bool lane_addresses32_avx2(const uint32_t* base, uint64_t offset, uint32_t* at, uint64_t& lo, uint64_t& hi) {
+  return lane_addresses32_portable(base, offset, at, lo, hi);
+}
+void lane_load4_avx2(const uint8_t* first, const uint32_t* at, uint32_t lo, uint64_t width, uint64_t* d) {
+  lane_load4_portable(first, at, lo, width, d);
+}
+void lane_load4_narrow_avx2(const uint8_t* first, const uint32_t* at, uint32_t lo, uint32_t width, uint32_t* d) {
+  lane_load4_narrow_portable(first, at, lo, width, d);
+}
 #endif
 
 // Chosen once, so each call is one indirect jump and no check.
@@ -179,5 +285,9 @@ const WholeWarpAddresses32Fn whole_warp_addresses32 =
 const WholeWarpLoad4Fn whole_warp_load4 = host_has_avx2() ? &whole_warp_load4_avx2 : &whole_warp_load4_portable;
 const WholeWarpLoad4NarrowFn whole_warp_load4_narrow =
     host_has_avx2() ? &whole_warp_load4_narrow_avx2 : &whole_warp_load4_narrow_portable;
+
+const LaneAddresses32Fn lane_addresses32 = host_has_avx2() ? &lane_addresses32_avx2 : &lane_addresses32_portable;
+const LaneLoad4Fn lane_load4 = host_has_avx2() ? &lane_load4_avx2 : &lane_load4_portable;
+const LaneLoad4NarrowFn lane_load4_narrow = host_has_avx2() ? &lane_load4_narrow_avx2 : &lane_load4_narrow_portable;
 
 }  // namespace loom::simt

@@ -13,4 +13,13 @@ namespace loom::simt {
 // Wavefronts needed by the segments of `executed` (>= 1).
 int shared_wavefronts(const ExecutedInstruction& executed, int banks, int bank_bytes);
 
+// Whether `executed` is one wavefront by its span alone, with banks of 2^word_shift bytes
+// (`banks` a power of two too): words fewer than `banks` apart are in different banks, so
+// an access whose span holds at most `banks` words (unit stride, broadcasts, two rows of
+// 16 floats) cannot conflict. Inline, ahead of shared_wavefronts, for the usual access.
+inline bool one_wavefront_by_span(const ExecutedInstruction& executed, int word_shift, int banks) {
+  return executed.span_end > executed.span_begin &&
+         ((executed.span_end - 1) >> word_shift) - (executed.span_begin >> word_shift) < static_cast<uint64_t>(banks);
+}
+
 }  // namespace loom::simt

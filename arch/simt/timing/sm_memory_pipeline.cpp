@@ -1,6 +1,7 @@
 #include "arch/simt/timing/sm_memory_pipeline.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "arch/simt/timing/bit_ops.h"
 #include "arch/simt/timing/shared_memory_banks.h"
@@ -19,6 +20,10 @@ void SmMemoryPipeline::configure(const GpuConfig& c, int sm, L2Subsystem* beyond
   hit_latency_ = c.l1.hit_latency;
   shared_banks_ = c.shared_banks;
   shared_bank_bytes_ = c.shared_bank_bytes;
+  shared_word_shift_ = is_power_of_two(static_cast<uint64_t>(c.shared_banks)) &&
+                               is_power_of_two(static_cast<uint64_t>(c.shared_bank_bytes))
+                           ? std::countr_zero(static_cast<unsigned>(c.shared_bank_bytes))
+                           : -1;
   shared_latency_ = c.shared_latency;
 }
 
@@ -101,7 +106,9 @@ MemoryTiming SmMemoryPipeline::store(const ExecutedInstruction& x, int64_t dispa
 }
 
 MemoryTiming SmMemoryPipeline::shared(const ExecutedInstruction& x, int64_t dispatch, GpuStats& stats) {
-  const int wavefronts = shared_wavefronts(x, shared_banks_, shared_bank_bytes_);
+  const int wavefronts = shared_word_shift_ >= 0 && one_wavefront_by_span(x, shared_word_shift_, shared_banks_)
+                             ? 1
+                             : shared_wavefronts(x, shared_banks_, shared_bank_bytes_);
   ++stats.shared_requests;
   stats.shared_wavefronts += wavefronts;
   const int64_t start = mio_.begin(dispatch);

@@ -60,6 +60,7 @@ class SmMemoryPipeline {
   L1Cache l1_;
   int line_bytes_ = 128, sector_bytes_ = 32, hit_latency_ = 1;
   int shared_banks_ = 32, shared_bank_bytes_ = 4, shared_latency_ = 1;
+  int shared_word_shift_ = 2;  // log2(shared_bank_bytes_), or -1 unless both bank sizes are powers of two
 };
 
 }  // namespace loom::simt
