@@ -20,6 +20,7 @@
 #include "arch/simt/timing/coalescer.h"
 #include "arch/simt/timing/instruction_buffer.h"
 #include "arch/simt/timing/l1_to_l2_lines.h"
+#include "arch/simt/timing/l2_subsystem.h"
 #include "arch/simt/timing/mio_queue.h"
 #include "arch/simt/timing/mshr_pool.h"
 #include "arch/simt/timing/occupancy.h"
@@ -618,4 +619,56 @@ TEST_CASE("simt timing: an L1 miss maps onto the L2 lines and sectors its bytes 
             }
         }
   CHECK(geometries > 100);
+}
+
+TEST_CASE("simt timing: an L2 read at the way its prefetch probed gives what a plain read gives") {
+  // A multi-line load probes (and hints) the L2 for every line the L1 lacks, then reads
+  // them in order at the probed ways; earlier reads of the same load may allocate and evict
+  // in between. Two L2s, one read at probed ways and one plainly, must agree on every
+  // cycle and count, with L2 lines smaller than, equal to and larger than L1 lines (larger:
+  // two L1 lines share an L2 line, so no probe may be reused).
+  for (const int l2_line : {64, 128, 256}) {
+    GpuConfig c;
+    c.l2_bytes = 64 * 1024;  // small, so that loads evict one another's lines
+    c.l2_slices = 4;
+    c.l2_line_bytes = l2_line;
+    c.l2_sector_bytes = std::max(32, l2_line / 4);  // at most four sectors a line (check_timing_config)
+    c.l2_associativity = 4;
+    L2Subsystem probed, plain;
+    probed.configure(c);
+    plain.configure(c);
+    GpuStats with, without;
+    std::mt19937_64 rng(static_cast<uint64_t>(l2_line));
+    int reused = 0;
+    int64_t t = 0;
+    for (int load = 0; load < 3000; ++load) {
+      // Up to 16 distinct L1 lines, as a wmma.load's rows, from a space four times the L2.
+      std::vector<uint64_t> lines;
+      while (lines.size() < 1 + rng() % 16) {
+        const uint64_t line = rng() % 2048;
+        if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+      }
+      std::vector<uint32_t> masks;
+      std::vector<int> ways;
+      for (const uint64_t line : lines) {
+        masks.push_back(1u + static_cast<uint32_t>(rng() % 15));
+        ways.push_back(probed.prefetch(line, masks.back()));
+        reused += ways.back() != L2Subsystem::kUnprobed;
+      }
+      for (size_t i = 0; i < lines.size(); ++i, ++t) {
+        const int sm = static_cast<int>(rng() % 4);
+        CHECK(probed.load(sm, lines[i], masks[i], t, with, ways[i]) == plain.load(sm, lines[i], masks[i], t, without));
+      }
+    }
+    CHECK(with.l2_sector_hits == without.l2_sector_hits);
+    CHECK(with.l2_sector_accesses == without.l2_sector_accesses);
+    CHECK(with.dram_read_bytes == without.dram_read_bytes);
+    CHECK(with.dram_write_bytes == without.dram_write_bytes);
+    CHECK(without.l2_sector_hits > 0);
+    CHECK(without.l2_sector_hits < without.l2_sector_accesses);
+    if (l2_line <= 128)
+      CHECK(reused > 1000);  // probes are reused
+    else
+      CHECK(reused == 0);  // an L2 line shared by two L1 lines is never probed for reuse
+  }
 }

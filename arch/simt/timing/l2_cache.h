@@ -30,12 +30,15 @@ class L2Cache {
   // Sectors `mask` of L2 line `line` read at its slice from cycle `t`: returns the cycle the
   // data leaves the slice. Inline, as the rest of an L1 miss's path (L2Subsystem::load), so
   // that the miss is one function rather than a chain of calls; a DRAM fill is not.
-  int64_t read(uint64_t line, uint32_t mask, int64_t t, GpuStats& stats) {
+  // `probed`: where prefetch() found the line (SectoredTagArray::probe), with no allocation
+  // of `line` since, or kUnprobed.
+  static constexpr int kUnprobed = -2;
+  int64_t read(uint64_t line, uint32_t mask, int64_t t, GpuStats& stats, int probed = kUnprobed) {
     const auto slice = static_cast<size_t>(slice_of(line));
     const int sectors = sector_count(mask);
     const int64_t at_slice = ports_[slice].pass(t, sectors * sector_bytes_);
     int64_t data = at_slice;
-    CacheLine* entry = slices_[slice].find(line);
+    CacheLine* entry = probed == kUnprobed ? slices_[slice].find(line) : slices_[slice].find_probed(line, probed);
     uint32_t missing = mask;
     if (entry) {
       for (uint32_t present = mask & entry->valid; present; present &= present - 1)
@@ -47,8 +50,8 @@ class L2Cache {
     if (missing == 0) return data;
     return std::max(data, fill_from_dram(slices_[slice], line, entry, missing, at_slice, stats));
   }
-  // A hint that `line` is read or written soon.
-  void prefetch(uint64_t line) const { slices_[static_cast<size_t>(slice_of(line))].probe(line); }
+  // A hint that `line` is read or written soon; returns where it is, for read()'s `probed`.
+  int prefetch(uint64_t line) const { return slices_[static_cast<size_t>(slice_of(line))].probe(line); }
   // Sectors `mask` of `line` written at its slice from cycle `t`: returns when written.
   int64_t write(uint64_t line, uint32_t mask, int64_t t, GpuStats& stats);
   // End of kernel: counts the sectors still dirty as DRAM writes.

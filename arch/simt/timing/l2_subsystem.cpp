@@ -13,14 +13,17 @@ void L2Subsystem::configure(const GpuConfig& c) {
   l2_.configure(c);
   lines_.configure(c.l1.line_bytes, c.l1.sector_bytes, c.l2_line_bytes, c.l2_sector_bytes);
   l1_sector_ = c.l1.sector_bytes;
+  own_l2_lines_ = c.l1.line_bytes % c.l2_line_bytes == 0;
   before_slice_ = c.l2_hit_latency / 2;
   after_slice_ = c.l2_hit_latency - before_slice_;
 }
 
-void L2Subsystem::prefetch(uint64_t line, uint32_t mask) const {
+int L2Subsystem::prefetch(uint64_t line, uint32_t mask) const {
   L2Piece pieces[L1ToL2Lines::kMaxPieces];
   const int n = lines_.split(line, mask, pieces);
+  if (n == 1 && own_l2_lines_) return l2_.prefetch(pieces[0].line);
   for (int i = 0; i < n; ++i) l2_.prefetch(pieces[i].line);
+  return kUnprobed;
 }
 
 int64_t L2Subsystem::store(int sm, uint64_t line, uint32_t mask, int64_t t, GpuStats& stats) {

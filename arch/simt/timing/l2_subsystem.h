@@ -25,16 +25,24 @@ class L2Subsystem {
 
   // An L1 miss for sectors `mask` (L1 sectors) of L1 line `line`, leaving SM `sm` at `t`:
   // returns the cycle the data is back at the SM. Inline: every L1 miss comes here.
-  int64_t load(int sm, uint64_t line, uint32_t mask, int64_t t, GpuStats& stats) {
+  // `probed`: prefetch()'s answer for the line (sectors `mask` or more of it), when no L2
+  // allocation of its L2 line came between them, else kUnprobed.
+  static constexpr int kUnprobed = L2Cache::kUnprobed;
+  int64_t load(int sm, uint64_t line, uint32_t mask, int64_t t, GpuStats& stats, int probed = kUnprobed) {
     L2Piece pieces[L1ToL2Lines::kMaxPieces];
     const int n = lines_.split(line, mask, pieces);
     const int64_t at_l2 = noc_.to_l2(sm, t, 0) + before_slice_;
     int64_t data = at_l2;
-    for (int i = 0; i < n; ++i) data = std::max(data, l2_.read(pieces[i].line, pieces[i].mask, at_l2, stats));
+    if (n == 1) {
+      data = std::max(data, l2_.read(pieces[0].line, pieces[0].mask, at_l2, stats, probed));
+    } else {
+      for (int i = 0; i < n; ++i) data = std::max(data, l2_.read(pieces[i].line, pieces[i].mask, at_l2, stats));
+    }
     return noc_.to_sm(sm, data + after_slice_, sector_count(mask) * l1_sector_);
   }
-  // A hint that sectors `mask` of L1 line `line` are loaded soon.
-  void prefetch(uint64_t line, uint32_t mask) const;
+  // A hint that sectors `mask` of L1 line `line` are loaded soon. Where they lie in one L2
+  // line, returns where the L2 has it (load()'s `probed`); kUnprobed otherwise.
+  int prefetch(uint64_t line, uint32_t mask) const;
   // A store of sectors `mask` of L1 line `line` leaving SM `sm` at `t`: returns the cycle
   // the data is written into the L2.
   int64_t store(int sm, uint64_t line, uint32_t mask, int64_t t, GpuStats& stats);
@@ -46,6 +54,9 @@ class L2Subsystem {
   L2Cache l2_;
   L1ToL2Lines lines_;
   int l1_sector_ = 32;
+  // Every L2 line lies inside one L1 line, so distinct L1 lines never share an L2 line and
+  // a probe stays valid while other L1 lines are read (prefetch).
+  bool own_l2_lines_ = true;
   int before_slice_ = 0, after_slice_ = 0;
 };
 

@@ -51,14 +51,16 @@ MemoryTiming SmMemoryPipeline::load(const ExecutedInstruction& x, bool bypass_l1
   // A request of several lines (a wmma.load's 16 rows, an uncoalesced load) looks them up
   // one after another, each in tag state that is rarely in the host's caches: probe them
   // all first, so the host's misses overlap, and the lookups start where the probes ended.
-  // Where the L1 lacks a line, hint the L2 tags too. Requests have distinct lines, so no
-  // lookup allocates a line probed for a later one.
+  // Where the L1 lacks a line, probe (and hint) the L2 tags too. Requests have distinct
+  // lines, in L1 and so in L2, so no lookup allocates a line probed for a later one, and
+  // each probe still says where its lookup will look.
   const bool probed = a.lines > 1;
-  int way[CoalescedAccess::kMaxLines];
+  int way[CoalescedAccess::kMaxLines], l2_way[CoalescedAccess::kMaxLines];
   if (probed)
     for (int i = 0; i < a.lines; ++i) {
       way[i] = bypass_l1 ? SectoredTagArray::kAbsent : l1_.probe(a.requests[i].line);
-      if (way[i] == SectoredTagArray::kAbsent) beyond_l1_->prefetch(a.requests[i].line, a.requests[i].sector_mask);
+      l2_way[i] = way[i] == SectoredTagArray::kAbsent ? beyond_l1_->prefetch(a.requests[i].line, a.requests[i].sector_mask)
+                                                      : L2Subsystem::kUnprobed;
     }
   int64_t t = mio_.begin(dispatch);
   int64_t ready = t + hit_latency_;
@@ -67,7 +69,7 @@ MemoryTiming SmMemoryPipeline::load(const ExecutedInstruction& x, bool bypass_l1
     const LineRequest& r = a.requests[i];
     if (bypass_l1) {
       // .cg: every sector comes from L2, whatever L1 holds, and nothing is installed in L1.
-      ready = std::max(ready, fetch_from_l2(r.line, r.sector_mask, t, stats));
+      ready = std::max(ready, fetch_from_l2(r.line, r.sector_mask, t, stats, probed ? l2_way[i] : L2Subsystem::kUnprobed));
       continue;
     }
     L1Lookup lookup = probed ? l1_.lookup_probed(r.line, way[i], r.sector_mask, t) : l1_.lookup(r.line, r.sector_mask, t);
@@ -75,7 +77,7 @@ MemoryTiming SmMemoryPipeline::load(const ExecutedInstruction& x, bool bypass_l1
     stats.l1_sector_hits += sector_count(present);
     if (present) ready = std::max(ready, lookup.ready);
     if (lookup.missing) {
-      const int64_t back = fetch_from_l2(r.line, lookup.missing, t, stats);
+      const int64_t back = fetch_from_l2(r.line, lookup.missing, t, stats, probed ? l2_way[i] : L2Subsystem::kUnprobed);
       l1_.fill(r.line, lookup, back);
       ready = std::max(ready, back);
     }
@@ -84,9 +86,10 @@ MemoryTiming SmMemoryPipeline::load(const ExecutedInstruction& x, bool bypass_l1
   return {ready, ready};
 }
 
-int64_t SmMemoryPipeline::fetch_from_l2(uint64_t line, uint32_t sectors, int64_t& t, GpuStats& stats) {
+int64_t SmMemoryPipeline::fetch_from_l2(uint64_t line, uint32_t sectors, int64_t& t, GpuStats& stats,
+                                        int l2_probed) {
   t = l1_.mshrs().acquire(t);
-  const int64_t back = beyond_l1_->load(sm_, line, sectors, t, stats);
+  const int64_t back = beyond_l1_->load(sm_, line, sectors, t, stats, l2_probed);
   l1_.mshrs().hold_until(back);
   return back;
 }

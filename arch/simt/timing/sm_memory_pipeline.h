@@ -48,8 +48,10 @@ class SmMemoryPipeline {
  private:
   MemoryTiming load(const ExecutedInstruction& executed, bool bypass_l1, int64_t dispatch, GpuStats& stats);
   // Requests `sectors` of `line` from L2 at cycle t, holding an MSHR until they are back
-  // (t moves on to when one is free); returns when they are usable.
-  int64_t fetch_from_l2(uint64_t line, uint32_t sectors, int64_t& t, GpuStats& stats);
+  // (t moves on to when one is free); returns when they are usable. `l2_probed`: as
+  // L2Subsystem::load's `probed`.
+  int64_t fetch_from_l2(uint64_t line, uint32_t sectors, int64_t& t, GpuStats& stats,
+                        int l2_probed = L2Subsystem::kUnprobed);
   MemoryTiming store(const ExecutedInstruction& executed, int64_t dispatch, GpuStats& stats);
   MemoryTiming shared(const ExecutedInstruction& executed, int64_t dispatch, GpuStats& stats);
 
