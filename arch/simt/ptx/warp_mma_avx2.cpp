@@ -12,29 +12,7 @@ namespace loom::simt {
 #ifdef LOOM_WARP_MMA_AVX2
 namespace {
 
-#define LOOM_AVX2 __attribute__((target("avx2"), always_inline)) inline
-
-// half_to_float4 (half_float.h) on eight lanes, bit for bit: the exponent is rebiased by
-// adding 112 (twice for inf and NaN, so a NaN keeps its payload and signalling bit); a
-// subnormal gets 2^-14 added to its mantissa, and 2^-14 subtracted in fp32, which is exact.
-LOOM_AVX2 __m256 halves_to_floats(__m256i h) {
-  const __m256i exponent_mask = _mm256_set1_epi32(0x7c00 << 13), rebias = _mm256_set1_epi32(112 << 23);
-  __m256i o = _mm256_slli_epi32(_mm256_and_si256(h, _mm256_set1_epi32(0x7fff)), 13);
-  const __m256i exponent = _mm256_and_si256(o, exponent_mask);
-  const __m256i special = _mm256_cmpeq_epi32(exponent, exponent_mask);
-  const __m256i subnormal = _mm256_cmpeq_epi32(exponent, _mm256_setzero_si256());
-  o = _mm256_add_epi32(o, _mm256_add_epi32(rebias, _mm256_add_epi32(_mm256_and_si256(special, rebias),
-                                                                     _mm256_and_si256(subnormal, _mm256_set1_epi32(1 << 23)))));
-  const __m256 shifted = _mm256_sub_ps(_mm256_castsi256_ps(o), _mm256_castsi256_ps(_mm256_set1_epi32(113 << 23)));
-  o = _mm256_blendv_epi8(o, _mm256_castps_si256(shifted), subnormal);
-  return _mm256_castsi256_ps(_mm256_or_si256(o, _mm256_slli_epi32(_mm256_and_si256(h, _mm256_set1_epi32(0x8000)), 16)));
-}
-
-template <bool Bf16>
-LOOM_AVX2 __m256 to_floats(__m256i h) {
-  if constexpr (Bf16) return _mm256_castsi256_ps(_mm256_slli_epi32(h, 16));
-  return halves_to_floats(h);
-}
+#define LOOM_AVX2 __attribute__((target("avx2,f16c"), always_inline)) inline
 
 // The low 32 bits of lanes [0, 8) of `lanes`, in order.
 LOOM_AVX2 __m256i low_words(const uint32_t* lanes) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes)); }
@@ -45,16 +23,37 @@ LOOM_AVX2 __m256i low_words(const uint64_t* lanes) {
   return _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(first, second, 0x88)), 0xd8);
 }
 
+// The low and the high 16 bits of eight 32-bit words (a fragment register's two columns
+// for eight rows), each as eight fp32. bf16 is the top half of its fp32. fp16 goes through
+// F16C's vcvtph2ps, exact for every value but a signalling NaN, which it quiets; no result
+// changes, for each input is only ever multiplied, which quiets it too, and an x86 multiply
+// returns its first NaN operand, signalling or quiet (warp_mma_avx2.h).
+template <bool Bf16>
+LOOM_AVX2 void widen_pairs(__m256i words, __m256& low, __m256& high) {
+  if constexpr (Bf16) {
+    low = _mm256_castsi256_ps(_mm256_slli_epi32(words, 16));
+    high = _mm256_castsi256_ps(_mm256_and_si256(words, _mm256_set1_epi32(static_cast<int>(0xffff0000u))));
+  } else {
+    // Each 128-bit half to [its four low halves | its four high halves], then the halves'
+    // 64-bit parts to [eight low halves | eight high halves].
+    const __m256i pick = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15,  //
+                                          0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+    const __m256i split = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(words, pick), 0xd8);
+    low = _mm256_cvtph_ps(_mm256_castsi256_si128(split));
+    high = _mm256_cvtph_ps(_mm256_extracti128_si256(split, 1));
+  }
+}
+
 // An A or B fragment (lanes 0-15: row = lane, register r holds columns 2r and 2r+1) as fp32
 // columns: out[column][row].
 template <bool Bf16, class L>
 LOOM_AVX2 void widen_columns(const L* const* regs, float (&out)[16][16]) {
-  const __m256i low_half = _mm256_set1_epi32(0xffff);
   for (int r = 0; r < 8; ++r)
     for (int rows = 0; rows < 16; rows += 8) {
-      const __m256i words = low_words(regs[r] + rows);
-      _mm256_store_ps(&out[2 * r][rows], to_floats<Bf16>(_mm256_and_si256(words, low_half)));
-      _mm256_store_ps(&out[2 * r + 1][rows], to_floats<Bf16>(_mm256_srli_epi32(words, 16)));
+      __m256 low, high;
+      widen_pairs<Bf16>(low_words(regs[r] + rows), low, high);
+      _mm256_store_ps(&out[2 * r][rows], low);
+      _mm256_store_ps(&out[2 * r + 1][rows], high);
     }
 }
 
@@ -66,7 +65,7 @@ LOOM_AVX2 void split_even_odd(__m256 x, __m256 y, __m256& even, __m256& odd) {
 
 // L: the registers' lanes, uint64_t (wide, zero-extended) or uint32_t (narrow).
 template <bool Bf16, class L>
-__attribute__((target("avx2"))) void mma_f32(const L* const* a, const L* const* b, const L* const* c, L* const* d) {
+__attribute__((target("avx2,f16c"))) void mma_f32(const L* const* a, const L* const* b, const L* const* c, L* const* d) {
   alignas(32) float a_columns[16][16];  // [k][m]
   alignas(32) float b_columns[16][16];  // [n][k]
   alignas(32) float acc[16][16];        // [n][m]
@@ -114,8 +113,8 @@ __attribute__((target("avx2"))) void mma_f32(const L* const* a, const L* const* 
 
 template <class L>
 WholeWarpMmaFn<L> whole_warp_mma_f32(bool bf16) {
-  static const bool avx2 = host_has_avx2();
-  if (!avx2) return nullptr;
+  static const bool vector = host_has_avx2() && host_has_f16c();
+  if (!vector) return nullptr;
   return bf16 ? &mma_f32<true, L> : &mma_f32<false, L>;
 }
 #else

@@ -18,7 +18,8 @@ namespace loom::simt {
 template <class L>
 using WholeWarpMmaFn = void (*)(const L* const* a, const L* const* b, const L* const* c, L* const* d);
 
-// The AVX2 version for f16 (bf16 false) or bf16 inputs; nullptr where the host has no AVX2.
+// The AVX2 version for f16 (bf16 false) or bf16 inputs; nullptr where the host lacks AVX2 or
+// F16C (fp16 to fp32, eight at a time).
 template <class L>
 WholeWarpMmaFn<L> whole_warp_mma_f32(bool bf16);
 
