@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <list>
 #include <map>
 #include <random>
@@ -399,6 +400,21 @@ TEST_CASE("simt timing: bandwidth servers, MSHRs, the MIO queue, buffers and sco
   int64_t last = 0;
   for (int i = 0; i < 1000; ++i) last = b.pass(0, 32);
   CHECK(last == 1739);  // 32000 / 18.4 = 1739.1: fractions are kept
+  // Sizes that repeat and change (the server keeps the last size's cycles), against the
+  // rule written out, and after a reset to another rate.
+  std::mt19937_64 sizes(10);
+  for (const double rate : {18.4, 32.0, 7.0}) {
+    b.reset(rate);
+    double free_at = 0;
+    int64_t arrival = 0;
+    for (int i = 0; i < 2000; ++i) {
+      const double bytes = 32.0 * static_cast<double>(1 + sizes() % 4) * (sizes() % 3 == 0 ? 1.0 : 0.5);
+      arrival += static_cast<int64_t>(sizes() % 6);
+      free_at = std::max(static_cast<double>(arrival), free_at) + bytes / rate;
+      const int64_t want = std::max(arrival, static_cast<int64_t>(std::ceil(free_at)) - 1);
+      REQUIRE(b.pass(arrival, bytes) == want);
+    }
+  }
 
   MshrPool m;
   m.reset(2);
