@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "arch/simt/ptx/exec_context.h"
 #include "arch/simt/ptx/half_float.h"
 #include "arch/simt/ptx/kernel_arguments.h"
 #include "arch/simt/ptx/ptx_decode.h"
@@ -846,4 +847,23 @@ TEST_CASE("simt functional: CTA resources come from the launch and the register 
   config.block = {33, 33, 1};
   CHECK_THROWS_WITH_AS(FunctionalModel(kernel, config, bind_kernel_arguments(kernel, args), memory),
                        doctest::Contains("expected 1 to 1024 threads"), InputError);
+}
+
+TEST_CASE("simt functional: a guard predicate's lanes as a mask, wide and narrow") {
+  // Bit 0 of each lane decides; the other bits may hold anything. Against the lane loop.
+  std::mt19937_64 rng(21);
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::array<uint64_t, 32> wide;
+    std::array<uint32_t, 32> narrow;
+    uint32_t want = 0;
+    for (int lane = 0; lane < 32; ++lane) {
+      wide[static_cast<size_t>(lane)] = trial % 2 ? rng() : rng() & 1;
+      narrow[static_cast<size_t>(lane)] = static_cast<uint32_t>(wide[static_cast<size_t>(lane)]);
+      want |= static_cast<uint32_t>(wide[static_cast<size_t>(lane)] & 1) << lane;
+    }
+    CHECK(predicate_mask(wide.data(), false) == want);
+    CHECK(predicate_mask(wide.data(), true) == ~want);
+    CHECK(predicate_mask(narrow.data(), false) == want);
+    CHECK(predicate_mask(narrow.data(), true) == ~want);
+  }
 }
