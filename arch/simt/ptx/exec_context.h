@@ -5,11 +5,11 @@
 
 #include <bit>
 #include <cstdint>
+#include <type_traits>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-#include <type_traits>
 
 #include "arch/simt/ptx/functional_state.h"
 #include "arch/simt/ptx/half_float.h"

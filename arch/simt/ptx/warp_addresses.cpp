@@ -50,12 +50,14 @@ void whole_warp_addresses32_portable(const uint32_t* base, uint64_t offset, uint
 
 namespace {
 
-// D: the destination register's lanes, uint64_t (zero-extended) or uint32_t (narrow).
-template <class D>
-void load4_portable(const uint8_t* first, const WarpAddresses& a, D width, D* d) {
+// d[l] = the 4 bytes at first + (at[l] - lo) & width: At, the addresses' width (64-bit, or
+// the lane form's 32); D, the destination register's lanes, uint64_t (zero-extended) or
+// uint32_t (narrow).
+template <class At, class D>
+void load4_portable(const uint8_t* first, const At* at, At lo, D width, D* d) {
   for (int l = 0; l < 32; ++l) {
     uint32_t v;
-    std::memcpy(&v, first + (a.at[l] - a.lo), 4);
+    std::memcpy(&v, first + (at[l] - lo), 4);
     d[l] = v & width;
   }
 }
@@ -63,10 +65,10 @@ void load4_portable(const uint8_t* first, const WarpAddresses& a, D width, D* d)
 }  // namespace
 
 void whole_warp_load4_portable(const uint8_t* first, const WarpAddresses& a, uint64_t width, uint64_t* d) {
-  load4_portable(first, a, width, d);
+  load4_portable(first, a.at, a.lo, width, d);
 }
 void whole_warp_load4_narrow_portable(const uint8_t* first, const WarpAddresses& a, uint32_t width, uint32_t* d) {
-  load4_portable(first, a, width, d);
+  load4_portable(first, a.at, a.lo, width, d);
 }
 
 namespace {
@@ -82,15 +84,6 @@ bool range_of_sums(uint32_t lo32, uint32_t hi32, uint64_t offset, uint64_t& lo, 
   return true;
 }
 
-template <class D>
-void lane_load4_of(const uint8_t* first, const uint32_t* at, uint32_t lo, D width, D* d) {
-  for (int l = 0; l < 32; ++l) {
-    uint32_t v;
-    std::memcpy(&v, first + (at[l] - lo), 4);
-    d[l] = v & width;
-  }
-}
-
 }  // namespace
 
 bool lane_addresses32_portable(const uint32_t* base, uint64_t offset, uint32_t* at, uint64_t& lo, uint64_t& hi) {
@@ -103,10 +96,10 @@ bool lane_addresses32_portable(const uint32_t* base, uint64_t offset, uint32_t* 
   return range_of_sums(lo32, hi32, offset, lo, hi);
 }
 void lane_load4_portable(const uint8_t* first, const uint32_t* at, uint32_t lo, uint64_t width, uint64_t* d) {
-  lane_load4_of(first, at, lo, width, d);
+  load4_portable(first, at, lo, width, d);
 }
 void lane_load4_narrow_portable(const uint8_t* first, const uint32_t* at, uint32_t lo, uint32_t width, uint32_t* d) {
-  lane_load4_of(first, at, lo, width, d);
+  load4_portable(first, at, lo, width, d);
 }
 
 #ifdef LOOM_WARP_ADDRESSES_AVX2

@@ -67,9 +67,10 @@ MemoryTiming SmMemoryPipeline::load(const ExecutedInstruction& x, bool bypass_l1
   for (int i = 0; i < a.lines; ++i) {
     if (i > 0) ++t;  // one tag lookup per cycle
     const LineRequest& r = a.requests[i];
+    const int l2_probed = probed ? l2_way[i] : L2Subsystem::kUnprobed;
     if (bypass_l1) {
       // .cg: every sector comes from L2, whatever L1 holds, and nothing is installed in L1.
-      ready = std::max(ready, fetch_from_l2(r.line, r.sector_mask, t, stats, probed ? l2_way[i] : L2Subsystem::kUnprobed));
+      ready = std::max(ready, fetch_from_l2(r.line, r.sector_mask, t, stats, l2_probed));
       continue;
     }
     L1Lookup lookup = probed ? l1_.lookup_probed(r.line, way[i], r.sector_mask, t) : l1_.lookup(r.line, r.sector_mask, t);
@@ -77,7 +78,7 @@ MemoryTiming SmMemoryPipeline::load(const ExecutedInstruction& x, bool bypass_l1
     stats.l1_sector_hits += sector_count(present);
     if (present) ready = std::max(ready, lookup.ready);
     if (lookup.missing) {
-      const int64_t back = fetch_from_l2(r.line, lookup.missing, t, stats, probed ? l2_way[i] : L2Subsystem::kUnprobed);
+      const int64_t back = fetch_from_l2(r.line, lookup.missing, t, stats, l2_probed);
       l1_.fill(r.line, lookup, back);
       ready = std::max(ready, back);
     }
