@@ -500,7 +500,7 @@ TEST_CASE("simt timing: sectored tag array, hits and victims match a plain LRU l
       SectoredTagArray tags;
       tags.configure(int64_t{sets} * ways * 128, 128, ways, 1);
       std::vector<std::list<uint64_t>> lru(static_cast<size_t>(sets));
-      std::map<uint64_t, uint8_t> dirty_of;
+      std::map<uint64_t, uint8_t> dirty_of, valid_of;
       std::mt19937_64 rng(static_cast<uint64_t>(ways * 10 + sets));
       const uint64_t span = static_cast<uint64_t>(3 * sets * ways);
       std::vector<uint64_t> stream(4001);
@@ -510,12 +510,15 @@ TEST_CASE("simt timing: sectored tag array, hits and victims match a plain LRU l
       // before the previous line's lookup (which may allocate over the probed way), and
       // looked up from the probe; the rest by find alone.
       // Probes change nothing (the checks below would see it) and never call a resident line
-      // absent; they name a way for an absent one only on a fingerprint match.
+      // absent; they name a way for an absent one only on a fingerprint match. The sectors
+      // read at a probed way are the line's own, and none where the way holds another line.
       auto probe = [&](uint64_t line) {
         const int way = tags.probe(line);
         const std::list<uint64_t>& order = lru[line % static_cast<uint64_t>(sets)];
-        if (std::find(order.begin(), order.end(), line) != order.end()) CHECK(way != SectoredTagArray::kAbsent);
+        const bool resident = std::find(order.begin(), order.end(), line) != order.end();
+        if (resident) CHECK(way != SectoredTagArray::kAbsent);
         else false_hints += way != SectoredTagArray::kAbsent;
+        CHECK(tags.valid_probed(line, way) == (resident ? valid_of[line] : 0));
         return way;
       };
       int probed_way = SectoredTagArray::kAbsent;
@@ -559,12 +562,32 @@ TEST_CASE("simt timing: sectored tag array, hits and victims match a plain LRU l
         CHECK(evicted == expected_line);
         CHECK(dirty == expected_dirty);
         dirty_of[line] = fresh->dirty = static_cast<uint8_t>(rng() & 15);
+        valid_of[line] = fresh->valid = static_cast<uint8_t>(1 + rng() % 15);
       }
     }
   CHECK(hits > 20000);
   CHECK(misses > 20000);
   CHECK(evictions > 10000);
   CHECK(false_hints < misses / 100);
+}
+
+TEST_CASE("simt timing: a probe's way shows sectors only of the line it was asked for") {
+  // One set of four ways holding line 7; another line whose fingerprint matches 7's is
+  // probed at 7's way (a false hint), and must read no sectors there.
+  SectoredTagArray tags;
+  tags.configure(4 * 128, 128, 4, 1);
+  uint64_t evicted = 0;
+  uint8_t dirty = 0;
+  tags.allocate(7, evicted, dirty)->valid = 0b0110;
+  const int way = tags.probe(7);
+  REQUIRE(way != SectoredTagArray::kAbsent);
+  CHECK(tags.valid_probed(7, way) == 0b0110);
+  uint64_t twin = 8;
+  while (tags.probe(twin) == SectoredTagArray::kAbsent) ++twin;  // 16-bit fingerprints: found within ~65,536
+  CHECK(tags.probe(twin) == way);
+  CHECK(tags.valid_probed(twin, way) == 0);
+  CHECK(tags.find_probed(twin, way) == nullptr);
+  CHECK(tags.valid_probed(9, SectoredTagArray::kAbsent) == 0);
 }
 
 TEST_CASE("simt timing: sectored tag array, LRU and interleaving") {

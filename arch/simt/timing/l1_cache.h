@@ -28,6 +28,8 @@ class L1Cache {
   L1Lookup lookup(uint64_t line, uint32_t mask, int64_t t) { return sectors_of(tags_.find(line), mask, t); }
   // Where `line` is, ahead of its lookup (SectoredTagArray::probe); also a hint.
   int probe(uint64_t line) const { return tags_.probe(line); }
+  // Whether a lookup of sectors `mask` of `line`, probed at `way`, would miss some of them.
+  bool lacks(uint64_t line, int way, uint32_t mask) const { return (mask & ~uint32_t{tags_.valid_probed(line, way)}) != 0; }
   // lookup() of a line probed at `way`, with no fill of `line` in between.
   L1Lookup lookup_probed(uint64_t line, int way, uint32_t mask, int64_t t) {
     return sectors_of(tags_.find_probed(line, way), mask, t);

@@ -54,6 +54,13 @@ class SectoredTagArray {
   // may have been): one tag compare confirms the probe, for a fingerprint match may be
   // another line's, and an allocation may have taken the way since.
   CacheLine* find_probed(uint64_t line, int way);
+  // The valid sectors of `line` where probe() found it at `way`; 0 where it is not there.
+  // Reads the line, so it is best asked once the probe's hint has brought the line in.
+  uint8_t valid_probed(uint64_t line, int way) const {
+    if (way == kAbsent) return 0;
+    const CacheLine& l = lines_[set_of(line) * static_cast<size_t>(ways_) + static_cast<size_t>(way)];
+    return l.tag == line + 1 ? l.valid : 0;
+  }
   // Allocates `line` (not resident) over the LRU way of its set (an invalid way first);
   // returns its (empty) sectors, or nullptr when there is no cache. The previous occupant's
   // address and dirty sectors go to `evicted_line` and `evicted_dirty` (0: nothing to write).

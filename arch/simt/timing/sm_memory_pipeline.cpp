@@ -51,17 +51,22 @@ MemoryTiming SmMemoryPipeline::load(const ExecutedInstruction& x, bool bypass_l1
   // A request of several lines (a wmma.load's 16 rows, an uncoalesced load) looks them up
   // one after another, each in tag state that is rarely in the host's caches: probe them
   // all first, so the host's misses overlap, and the lookups start where the probes ended.
-  // Where the L1 lacks a line, probe (and hint) the L2 tags too. Requests have distinct
-  // lines, in L1 and so in L2, so no lookup allocates a line probed for a later one, and
-  // each probe still says where its lookup will look.
+  // Where the L1 lacks a line or some of its sectors, probe (and hint) the L2 tags too: a
+  // second pass reads the L1 lines' sectors once the first pass's hints have brought them
+  // in. (A wmma.load's rows are one sector each, so most of its misses are of sectors of
+  // lines the L1 holds.) Requests have distinct lines, in L1 and so in L2, so no lookup
+  // allocates a line probed for a later one, and each probe still says where its lookup
+  // will look; a fill may evict a later line from the L1, whose L2 read is then unprobed.
   const bool probed = a.lines > 1;
   int way[CoalescedAccess::kMaxLines], l2_way[CoalescedAccess::kMaxLines];
-  if (probed)
+  if (probed) {
+    for (int i = 0; i < a.lines; ++i) way[i] = bypass_l1 ? SectoredTagArray::kAbsent : l1_.probe(a.requests[i].line);
     for (int i = 0; i < a.lines; ++i) {
-      way[i] = bypass_l1 ? SectoredTagArray::kAbsent : l1_.probe(a.requests[i].line);
-      l2_way[i] = way[i] == SectoredTagArray::kAbsent ? beyond_l1_->prefetch(a.requests[i].line, a.requests[i].sector_mask)
-                                                      : L2Subsystem::kUnprobed;
+      const LineRequest& r = a.requests[i];
+      l2_way[i] = l1_.lacks(r.line, way[i], r.sector_mask) ? beyond_l1_->prefetch(r.line, r.sector_mask)
+                                                          : L2Subsystem::kUnprobed;
     }
+  }
   int64_t t = mio_.begin(dispatch);
   int64_t ready = t + hit_latency_;
   for (int i = 0; i < a.lines; ++i) {
