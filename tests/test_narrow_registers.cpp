@@ -217,6 +217,23 @@ TEST_CASE("narrow registers: narrow floats, moves, loads and stores compute what
   CHECK(as_float(n[3]) == -(3.5f * 3.5f + 1.5f));
 }
 
+TEST_CASE("narrow registers: a wmma.mma's hint leaves out lanes 16-31 of its a and b fragments, either way") {
+  // DecodedInstruction::half_warp_sources covers the a and b fragments (its first 16
+  // sources, renamed or not) and nothing else; every other instruction has none.
+  for (const bool narrow : {true, false}) {
+    const PtxKernel k = decode_shipped("wmma_gemm", narrow);
+    int mmas = 0;
+    for (size_t pc = 0; pc < k.code.size(); ++pc) {
+      const bool mma = k.statics[pc].text.find("wmma.mma") != std::string::npos;
+      CAPTURE(k.statics[pc].text);
+      CHECK(k.code[pc].half_warp_sources == (mma ? 16 : 0));
+      if (mma) CHECK(k.code[pc].n_src == 24);
+      mmas += mma;
+    }
+    CHECK(mmas > 0);
+  }
+}
+
 TEST_CASE("narrow registers: every shipped kernel computes the same memory either way") {
   for (const KernelInfo& info : kernel_catalog()) {
     CAPTURE(info.name);

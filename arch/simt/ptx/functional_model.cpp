@@ -179,15 +179,15 @@ void FunctionalModel::prefetch(const WarpStateHandle& warp, const StaticInstruct
   const auto* regs = static_cast<const uint64_t*>(warp.registers);
   __builtin_prefetch(warp.state);
   __builtin_prefetch(static_cast<const char*>(warp.state) + 64);
-  auto lines = [regs, &k](uint32_t operand, auto write) {
+  auto lines = [regs, &k](uint32_t operand, auto write, int halves = 2) {
     if (operand & kConstantFlag) return;  // a constant, or kNoOperand
     const uint64_t* r = regs + size_t{operand} * 16;
-    const int count = k.is_narrow(operand) ? 2 : 4;  // 128 or 256 bytes
+    const int count = k.is_narrow(operand) ? halves : 2 * halves;  // 64 bytes per 16 narrow lanes
     for (int line = 0; line < count; ++line) __builtin_prefetch(r + 8 * line, decltype(write)::value);
   };
   lines(d.guard, std::false_type{});
   lines(d.address, std::false_type{});
-  for (int i = 0; i < d.n_src; ++i) lines(d.src[static_cast<size_t>(i)], std::false_type{});
+  for (int i = 0; i < d.n_src; ++i) lines(d.src[static_cast<size_t>(i)], std::false_type{}, i < d.half_warp_sources ? 1 : 2);
   for (int i = 0; i < d.n_dst; ++i) lines(d.dst[static_cast<size_t>(i)], std::true_type{});
 }
 

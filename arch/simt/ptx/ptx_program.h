@@ -64,6 +64,9 @@ struct DecodedInstruction {
   // ld/st: the same with a narrow address register, values wide or narrow.
   ExecFn narrow_address = nullptr, narrow_both = nullptr;
   bool narrow_sources_only = false;  // the twin narrows src only (mul.wide: its result is wide)
+  // Leading sources of which the handler reads lanes 0-15 only (wmma.mma's a and b
+  // fragments), so that a hint for the instruction asks for no more of them.
+  uint8_t half_warp_sources = 0;
   // Entries past n_dst / n_src are kNoOperand: no pass mistakes them for register 0.
   std::array<uint32_t, StaticInstruction::kMaxDst> dst = no_operands<StaticInstruction::kMaxDst>();
   std::array<uint32_t, StaticInstruction::kMaxSrc> src = no_operands<StaticInstruction::kMaxSrc>();
