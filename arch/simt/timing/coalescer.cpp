@@ -17,11 +17,16 @@ void coalesce(const ExecutedInstruction& x, int line_bytes, int sector_bytes, Co
   // Lines outside [lowest, highest] seen so far are new without a search: lanes and wmma
   // rows usually walk memory in one direction.
   uint64_t lowest = UINT64_MAX, highest = 0;
+  // The sector the previous segment ended in: consecutive lanes of 4 or 8 bytes share one,
+  // and a segment inside it adds nothing.
+  uint64_t previous = UINT64_MAX;
   for (int i = 0; i < x.n_segments; ++i) {
     const MemorySegment& seg = x.segments[i];
     if (seg.bytes == 0) continue;
     const uint64_t first_sector = sector.quotient(seg.address);
     const uint64_t last_sector = sector.quotient(seg.address + seg.bytes - 1);
+    if (first_sector == previous && last_sector == previous) continue;
+    previous = last_sector;
     for (uint64_t s = first_sector; s <= last_sector; ++s) {
       const uint64_t line = per_line.quotient(s);
       const uint32_t bit = uint32_t{1} << per_line.remainder(s);
