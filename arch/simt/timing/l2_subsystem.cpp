@@ -18,14 +18,6 @@ void L2Subsystem::configure(const GpuConfig& c) {
   after_slice_ = c.l2_hit_latency - before_slice_;
 }
 
-int L2Subsystem::prefetch(uint64_t line, uint32_t mask) const {
-  L2Piece pieces[L1ToL2Lines::kMaxPieces];
-  const int n = lines_.split(line, mask, pieces);
-  if (n == 1 && own_l2_lines_) return l2_.prefetch(pieces[0].line);
-  for (int i = 0; i < n; ++i) l2_.prefetch(pieces[i].line);
-  return kUnprobed;
-}
-
 int64_t L2Subsystem::store(int sm, uint64_t line, uint32_t mask, int64_t t, GpuStats& stats) {
   L2Piece pieces[L1ToL2Lines::kMaxPieces];
   const int n = lines_.split(line, mask, pieces);

@@ -42,7 +42,14 @@ class L2Subsystem {
   }
   // A hint that sectors `mask` of L1 line `line` are loaded soon. Where they lie in one L2
   // line, returns where the L2 has it (load()'s `probed`); kUnprobed otherwise.
-  int prefetch(uint64_t line, uint32_t mask) const;
+  // Inline: a multi-line load asks it for nearly every line it fetches.
+  int prefetch(uint64_t line, uint32_t mask) const {
+    L2Piece pieces[L1ToL2Lines::kMaxPieces];
+    const int n = lines_.split(line, mask, pieces);
+    if (n == 1 && own_l2_lines_) return l2_.prefetch(pieces[0].line);
+    for (int i = 0; i < n; ++i) l2_.prefetch(pieces[i].line);
+    return kUnprobed;
+  }
   // A store of sectors `mask` of L1 line `line` leaving SM `sm` at `t`: returns the cycle
   // the data is written into the L2.
   int64_t store(int sm, uint64_t line, uint32_t mask, int64_t t, GpuStats& stats);
