@@ -2,6 +2,8 @@
 
 #include <bit>
 
+#include "arch/simt/timing/bit_ops.h"
+
 namespace loom::simt {
 
 void L1ToL2Lines::configure(int l1_line_bytes, int l1_sector_bytes, int l2_line_bytes, int l2_sector_bytes) {
@@ -12,6 +14,7 @@ void L1ToL2Lines::configure(int l1_line_bytes, int l1_sector_bytes, int l2_line_
   l2_lines_per_l1_line_ = l1_sector_ == l2_sector_ && l1_line_ >= l2_line_ ? l1_line_ / l2_line_ : 0;
   per_l2_ = l2_line_ / l2_sector_;
   field_ = per_l2_ >= 32 ? ~uint32_t{0} : (uint32_t{1} << per_l2_) - 1;
+  per_l2_shift_ = is_power_of_two(static_cast<uint64_t>(per_l2_)) ? std::countr_zero(static_cast<unsigned>(per_l2_)) : -1;
 }
 
 int L1ToL2Lines::split_general(uint64_t line, uint32_t mask, L2Piece* pieces) const {

@@ -3,6 +3,7 @@
 // lines, 64-byte L2 lines, 32-byte sectors in both).
 #pragma once
 
+#include <bit>
 #include <cstdint>
 
 #include "arch/simt/timing/timing_constants.h"
@@ -23,10 +24,19 @@ class L1ToL2Lines {
 
   // The pieces of sectors `mask` of L1 line `line`, in address order; returns their count.
   // Inline for the usual geometry (every L1 miss comes here): each L2 line is a field of
-  // the L1 mask.
+  // the L1 mask. Most misses lie in one L2 line (a wmma.load's rows are one sector each):
+  // that field is found from the mask's lowest sector, without a pass over the fields.
   int split(uint64_t line, uint32_t mask, L2Piece* pieces) const {
     if (l2_lines_per_l1_line_ == 0) return split_general(line, mask, pieces);
     const uint64_t first = line * static_cast<uint64_t>(l2_lines_per_l1_line_);
+    if (per_l2_shift_ >= 0 && mask != 0) {
+      const int j = std::countr_zero(mask) >> per_l2_shift_;
+      const uint32_t rest = mask >> (j << per_l2_shift_);
+      if ((rest & ~field_) == 0) {
+        pieces[0] = L2Piece{first + static_cast<uint64_t>(j), rest};
+        return 1;
+      }
+    }
     int count = 0;
     for (int j = 0; j < l2_lines_per_l1_line_; ++j, mask >>= per_l2_)
       if (const uint32_t sub = mask & field_) pieces[count++] = L2Piece{first + static_cast<uint64_t>(j), sub};
@@ -41,6 +51,7 @@ class L1ToL2Lines {
   int l2_lines_per_l1_line_ = 0;
   int per_l2_ = 1;       // sectors per L2 line
   uint32_t field_ = 1;   // an L2 line's sectors as mask bits: per_l2_ ones
+  int per_l2_shift_ = 0;  // log2(per_l2_), or -1 where per_l2_ is not a power of two
 };
 
 }  // namespace loom::simt
