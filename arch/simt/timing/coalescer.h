@@ -24,6 +24,8 @@ struct CoalescedAccess {
   std::array<LineRequest, kMaxLines> requests{};
 };
 
+// line_bytes and sector_bytes are powers of two, as the config reader requires (anything
+// else is an internal error).
 void coalesce(const ExecutedInstruction& executed, int line_bytes, int sector_bytes, CoalescedAccess& out);
 
 }  // namespace loom::simt
