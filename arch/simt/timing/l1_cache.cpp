@@ -11,19 +11,6 @@ void L1Cache::configure(const GpuConfig& c) {
   hit_latency_ = c.l1.hit_latency;
 }
 
-L1Lookup L1Cache::sectors_of(CacheLine* line, uint32_t mask, int64_t t) {
-  L1Lookup r;
-  r.ready = t + hit_latency_;
-  r.missing = mask;
-  r.line = line;
-  if (r.line) {
-    for (uint32_t present = mask & r.line->valid; present; present &= present - 1)
-      r.ready = std::max(r.ready, r.line->ready[std::countr_zero(present)]);
-    r.missing &= ~static_cast<uint32_t>(r.line->valid);
-  }
-  return r;
-}
-
 void L1Cache::fill(uint64_t line, L1Lookup& lookup, int64_t ready) {
   if (!lookup.line) {
     uint64_t evicted = 0;
