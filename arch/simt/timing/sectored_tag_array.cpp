@@ -54,15 +54,6 @@ int SectoredTagArray::probe(uint64_t line) const {
   return w;
 }
 
-CacheLine* SectoredTagArray::find_probed(uint64_t line, int way) {
-  if (way == kAbsent) return nullptr;
-  const size_t set = set_of(line);
-  const size_t first = set * static_cast<size_t>(ways_);
-  if (lines_[first + static_cast<size_t>(way)].tag != line + 1) return find(line);
-  make_newest(set_state_[set], links_.data() + first, static_cast<uint16_t>(way), line + 1);
-  return &lines_[first + static_cast<size_t>(way)];
-}
-
 CacheLine* SectoredTagArray::allocate(uint64_t line, uint64_t& evicted_line, uint8_t& evicted_dirty) {
   if (ways_ == 0) return nullptr;
   const size_t set = set_of(line);

@@ -52,8 +52,17 @@ class SectoredTagArray {
   int probe(uint64_t line) const;
   // find() for `line` probed at `way`, when `line` was not allocated in between (other lines
   // may have been): one tag compare confirms the probe, for a fingerprint match may be
-  // another line's, and an allocation may have taken the way since.
-  CacheLine* find_probed(uint64_t line, int way);
+  // another line's, and an allocation may have taken the way since. Inline: every line of
+  // a multi-line load is looked up here, in the L1 and, where it misses, in the L2.
+  CacheLine* find_probed(uint64_t line, int way) {
+    if (way == kAbsent) return nullptr;
+    const size_t set = set_of(line);
+    const size_t first = set * static_cast<size_t>(ways_);
+    CacheLine& l = lines_[first + static_cast<size_t>(way)];
+    if (l.tag != line + 1) return find(line);
+    make_newest(set_state_[set], links_.data() + first, static_cast<uint16_t>(way), line + 1);
+    return &l;
+  }
   // The valid sectors of `line` where probe() found it at `way`; 0 where it is not there.
   // Reads the line, so it is best asked once the probe's hint has brought the line in.
   uint8_t valid_probed(uint64_t line, int way) const {
