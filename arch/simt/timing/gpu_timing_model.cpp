@@ -212,10 +212,21 @@ void GpuTimingModel::run_sm(int sm_index, int64_t end) {
   const int64_t from = sm.next_visit();
   window_end_ = end;
   hint_waking_warps(sm, from, end);
-  for (int64_t t = from; t < end; t = sm.next_visit()) {
+  // Every shipped config has four sub-cores: their loops, run at every visited cycle,
+  // unrolled for that count.
+  if (n == 4)
+    run_sm_cycles<4>(sm_index, sm, from, end);
+  else
+    run_sm_cycles<0>(sm_index, sm, from, end);
+}
+
+template <size_t kSubcores>
+void GpuTimingModel::run_sm_cycles(int sm_index, SmState& sm, int64_t from, int64_t end) {
+  const size_t n = kSubcores > 0 ? kSubcores : sm.subcores.size();
+  for (int64_t t = from; t < end; t = sm.next_visit<kSubcores>()) {
     if (sm.next_retire <= t) retire_due(sm_index, t);
     // Rotate which sub-core goes first, so none is always first at the MIO queue.
-    const size_t first = static_cast<size_t>(t % static_cast<int64_t>(n));
+    const size_t first = static_cast<size_t>(static_cast<uint64_t>(t) % n);  // t >= 0
     for (size_t i = 0; i < n; ++i) {
       const size_t k = first + i < n ? first + i : first + i - n;
       if (sm.next_eval[k] <= t) evaluate(sm.subcores[k], t);  // kNever for a sub-core without warps

@@ -61,6 +61,9 @@ class GpuTimingModel {
   void retire_due(int sm, int64_t t);
   // Runs SM `sm` through the cycles before `end` that it has something to do in.
   void run_sm(int sm, int64_t end);
+  // run_sm's cycle loop; kSubcores > 0: the SM has that many sub-cores (loops unrolled).
+  template <size_t kSubcores>
+  void run_sm_cycles(int sm_index, SmState& sm, int64_t from, int64_t end);
   void evaluate(SubCore& sc, int64_t c);
   // What keeps a warp whose own state allows an issue from issuing: the sub-core's read
   // stage, its unit, the SM's MIO queue.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -36,9 +37,15 @@ struct SmState {
   int64_t next_retire = kNever;  // earliest retire_at of its CTAs
 
   // The next cycle this SM has something to do: a CTA to retire or a sub-core to evaluate.
+  // kSubcores > 0: the SM has that many sub-cores, and the loop is unrolled.
+  template <size_t kSubcores = 0>
   int64_t next_visit() const {
     int64_t t = next_retire;
-    for (const int64_t e : next_eval) t = std::min(t, e);
+    if constexpr (kSubcores > 0) {
+      for (size_t i = 0; i < kSubcores; ++i) t = std::min(t, next_eval[i]);
+    } else {
+      for (const int64_t e : next_eval) t = std::min(t, e);
+    }
     return t;
   }
   // Something sub-core `i` waits on may change at cycle t.
