@@ -36,8 +36,21 @@ class L1Cache {
   L1Lookup lookup_probed(uint64_t line, int way, uint32_t mask, int64_t t) {
     return sectors_of(tags_.find_probed(line, way), mask, t);
   }
-  // Installs the sectors of `lookup.missing` arriving at `ready`.
-  void fill(uint64_t line, L1Lookup& lookup, int64_t ready);
+  // Installs the sectors of `lookup.missing` arriving at `ready`. Inline: every L1 miss
+  // comes here.
+  void fill(uint64_t line, L1Lookup& lookup, int64_t ready) {
+    if (!lookup.line) {
+      uint64_t evicted = 0;
+      uint8_t dirty = 0;  // always 0: stores never allocate in L1
+      lookup.line = tags_.allocate(line, evicted, dirty);
+      if (!lookup.line) return;  // no L1 (all shared memory)
+    }
+    for (uint32_t m = lookup.missing; m; m &= m - 1) {
+      const int s = std::countr_zero(m);
+      lookup.line->valid |= static_cast<uint8_t>(1u << s);
+      lookup.line->ready[s] = ready;
+    }
+  }
 
   MshrPool& mshrs() { return mshrs_; }
 

@@ -83,27 +83,4 @@ CacheLine* SectoredTagArray::allocate(uint64_t line, uint64_t& evicted_line, uin
   return &lines_[victim];
 }
 
-void SectoredTagArray::make_newest(SetState& state, Link* links, uint16_t way, uint64_t tag) {
-  if (way == state.newest) {
-    state.newest_tag = tag;  // unchanged for a hit; the new line's for a one-way set's victim
-    return;
-  }
-  const Link l = links[way];
-  // Unlink: `way` has a newer neighbour (it is not the newest); an older one unless it is
-  // the oldest.
-  links[l.newer].older = l.older;
-  if (way == state.oldest)
-    state.oldest = l.newer;
-  else
-    links[l.older].newer = l.newer;
-  push_newest(state, links, way, tag);
-}
-
-void SectoredTagArray::push_newest(SetState& state, Link* links, uint16_t way, uint64_t tag) {
-  links[way].older = state.newest;
-  links[state.newest].newer = way;
-  state.newest = way;
-  state.newest_tag = tag;
-}
-
 }  // namespace loom::simt

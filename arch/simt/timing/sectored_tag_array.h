@@ -104,10 +104,30 @@ class SectoredTagArray {
   struct Link {
     uint16_t older = 0, newer = 0;
   };
-  // Moves a filled way to the front of its set's list; `tag` is its line's.
-  static void make_newest(SetState& state, Link* links, uint16_t way, uint64_t tag);
+  // Moves a filled way to the front of its set's list; `tag` is its line's. Inline, as
+  // find_probed, which runs it for every line a multi-line load hits.
+  static void make_newest(SetState& state, Link* links, uint16_t way, uint64_t tag) {
+    if (way == state.newest) {
+      state.newest_tag = tag;  // unchanged for a hit; the new line's for a one-way set's victim
+      return;
+    }
+    const Link l = links[way];
+    // Unlink: `way` has a newer neighbour (it is not the newest); an older one unless it is
+    // the oldest.
+    links[l.newer].older = l.older;
+    if (way == state.oldest)
+      state.oldest = l.newer;
+    else
+      links[l.older].newer = l.newer;
+    push_newest(state, links, way, tag);
+  }
   // Puts a way that is not in the (non-empty) list at its front.
-  static void push_newest(SetState& state, Link* links, uint16_t way, uint64_t tag);
+  static void push_newest(SetState& state, Link* links, uint16_t way, uint64_t tag) {
+    links[way].older = state.newest;
+    links[state.newest].newer = way;
+    state.newest = way;
+    state.newest_tag = tag;
+  }
 
   std::vector<SetState> set_state_;
   std::vector<Link> links_;
