@@ -1,6 +1,7 @@
 #include "arch/simt/timing/sectored_tag_array.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "arch/simt/timing/way_scan.h"
 
@@ -12,6 +13,9 @@ void SectoredTagArray::configure(int64_t bytes, int line_bytes, int associativit
   sets_ = ways_ > 0 ? static_cast<uint64_t>(total_lines / ways_) : 0;
   stride_ = Divider(std::max<uint64_t>(1, index_stride));
   set_count_ = Divider(std::max<uint64_t>(1, sets_));
+  const uint64_t stride = std::max<uint64_t>(1, index_stride), sets = std::max<uint64_t>(1, sets_);
+  set_shift_ = is_power_of_two(stride) && is_power_of_two(sets) ? std::countr_zero(stride) : -1;
+  set_mask_ = sets - 1;
   const size_t n = static_cast<size_t>(sets_) * static_cast<size_t>(ways_);
   scan_stride_ = static_cast<size_t>(padded_ways(ways_));
   fingerprints_.assign(static_cast<size_t>(sets_) * scan_stride_, 0);

@@ -79,7 +79,12 @@ class SectoredTagArray {
   const std::vector<CacheLine>& lines() const { return lines_; }
 
  private:
-  size_t set_of(uint64_t line) const { return static_cast<size_t>(set_count_.remainder(stride_.quotient(line))); }
+  // A shift and a mask where the stride and the set count are powers of two (every
+  // shipped config): each line of a load asks for its set three to five times.
+  size_t set_of(uint64_t line) const {
+    if (set_shift_ >= 0) return static_cast<size_t>((line >> set_shift_) & set_mask_);
+    return static_cast<size_t>(set_count_.remainder(stride_.quotient(line)));
+  }
 
   // Never 0, so that 0 marks an invalid way.
   static uint16_t fingerprint(uint64_t line) {
@@ -135,6 +140,8 @@ class SectoredTagArray {
   uint64_t sets_ = 0;
   int ways_ = 0;
   Divider stride_, set_count_;
+  int set_shift_ = -1;     // log2(index stride), or -1 unless it and the set count are powers of two
+  uint64_t set_mask_ = 0;  // sets - 1, where set_shift_ >= 0
 };
 
 }  // namespace loom::simt
