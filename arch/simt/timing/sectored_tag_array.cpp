@@ -41,23 +41,6 @@ CacheLine* SectoredTagArray::find(uint64_t line) {
   return &lines_[first + static_cast<size_t>(w)];
 }
 
-int SectoredTagArray::probe(uint64_t line) const {
-  if (ways_ == 0) return kAbsent;
-  const size_t set = set_of(line);
-  const size_t first = set * static_cast<size_t>(ways_);
-  const SetState& state = set_state_[set];
-  int w = state.newest;
-  if (state.newest_tag != line + 1) {
-    w = find_print(fingerprints_.data() + set * scan_stride_, 0, ways_, fingerprint(line));
-    if (w == ways_) {
-      if (state.filled == ways_) __builtin_prefetch(&lines_[first + state.oldest], 1);
-      return kAbsent;
-    }
-  }
-  __builtin_prefetch(&lines_[first + static_cast<size_t>(w)]);
-  return w;
-}
-
 CacheLine* SectoredTagArray::allocate(uint64_t line, uint64_t& evicted_line, uint8_t& evicted_dirty) {
   if (ways_ == 0) return nullptr;
   const size_t set = set_of(line);

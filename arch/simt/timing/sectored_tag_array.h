@@ -24,6 +24,7 @@
 
 #include "arch/simt/timing/bit_ops.h"
 #include "arch/simt/timing/timing_constants.h"
+#include "arch/simt/timing/way_scan.h"
 
 namespace loom::simt {
 
@@ -47,9 +48,25 @@ class SectoredTagArray {
   // Where a lookup of `line` will look, found without touching any line: the way that
   // holds it or whose fingerprint matches it, or kAbsent when no way holds it. Also a hint:
   // asks the host for that way's line (or, in a full set, allocate's victim). Changes no
-  // state.
+  // state. Inline: every line of a multi-line load is probed, in the L1 and, where it
+  // misses, in the L2.
   static constexpr int kAbsent = -1;
-  int probe(uint64_t line) const;
+  int probe(uint64_t line) const {
+    if (ways_ == 0) return kAbsent;
+    const size_t set = set_of(line);
+    const size_t first = set * static_cast<size_t>(ways_);
+    const SetState& state = set_state_[set];
+    int w = state.newest;
+    if (state.newest_tag != line + 1) {
+      w = find_print(fingerprints_.data() + set * scan_stride_, 0, ways_, fingerprint(line));
+      if (w == ways_) {
+        if (state.filled == ways_) __builtin_prefetch(&lines_[first + state.oldest], 1);
+        return kAbsent;
+      }
+    }
+    __builtin_prefetch(&lines_[first + static_cast<size_t>(w)]);
+    return w;
+  }
   // find() for `line` probed at `way`, when `line` was not allocated in between (other lines
   // may have been): one tag compare confirms the probe, for a fingerprint match may be
   // another line's, and an allocation may have taken the way since. Inline: every line of
