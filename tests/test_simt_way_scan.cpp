@@ -46,3 +46,22 @@ TEST_CASE("simt way scan: every version finds the reference's fingerprint") {
     }
   CHECK(checked > 100000);
 }
+
+TEST_CASE("simt way scan: a single match is found at every way, from the first way") {
+  // A lookup scans from way 0, and a streaming kernel's match (or none) is anywhere in the
+  // set: every position of one match, and none, for every set size, in every version.
+  std::vector<FindPrintFn> finds{&find_print_portable, find_print};
+  if (loom::host_has_avx2()) finds.push_back(&find_print_avx2);
+  const uint16_t print = 7, other = 9;
+  for (int ways = 1; ways <= 80; ++ways) {
+    const auto padded = static_cast<size_t>(padded_ways(ways));
+    for (int at = 0; at <= ways; ++at) {  // at == ways: no match in the set
+      std::vector<uint16_t> prints(padded, other);
+      for (size_t w = static_cast<size_t>(ways); w < padded; ++w) prints[w] = print;  // padding: wrong answers
+      if (at < ways) prints[static_cast<size_t>(at)] = print;
+      CAPTURE(ways);
+      CAPTURE(at);
+      for (FindPrintFn find : finds) CHECK(find(prints.data(), 0, ways, print) == at);
+    }
+  }
+}
