@@ -666,12 +666,20 @@ TEST_CASE("simt timing: an L2 read at the way its prefetch probed gives what a p
   // in between. Two L2s, one read at probed ways and one plainly, must agree on every
   // cycle and count, with L2 lines smaller than, equal to and larger than L1 lines (larger:
   // two L1 lines share an L2 line, so no probe may be reused).
-  for (const int l2_line : {64, 128, 256}) {
+  // Also L2 sectors larger than the L1's (64 bytes), in L2 lines inside an L1 line: a probe
+  // is reused there, and the sectors of a miss are not a field of the L1 mask.
+  struct Geometry {
+    int line, sector;
+  };
+  for (const Geometry g : {Geometry{64, 32}, Geometry{128, 32}, Geometry{256, 64}, Geometry{64, 64}, Geometry{128, 64}}) {
+    const int l2_line = g.line;
+    CAPTURE(g.line);
+    CAPTURE(g.sector);
     GpuConfig c;
     c.l2_bytes = 64 * 1024;  // small, so that loads evict one another's lines
     c.l2_slices = 4;
-    c.l2_line_bytes = l2_line;
-    c.l2_sector_bytes = std::max(32, l2_line / 4);  // at most four sectors a line (check_timing_config)
+    c.l2_line_bytes = g.line;
+    c.l2_sector_bytes = g.sector;  // at most four sectors a line (check_timing_config)
     c.l2_associativity = 4;
     L2Subsystem probed, plain;
     probed.configure(c);
@@ -687,16 +695,19 @@ TEST_CASE("simt timing: an L2 read at the way its prefetch probed gives what a p
         const uint64_t line = rng() % 2048;
         if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
       }
-      std::vector<uint32_t> masks;
-      std::vector<int> ways;
+      // A load reads some of the sectors it probed (those its L1 lacked).
+      std::vector<uint32_t> masks, reads;
+      std::vector<L2Subsystem::Probe> probes;
       for (const uint64_t line : lines) {
         masks.push_back(1u + static_cast<uint32_t>(rng() % 15));
-        ways.push_back(probed.prefetch(line, masks.back()));
-        reused += ways.back() != L2Subsystem::kUnprobed;
+        uint32_t read = masks.back() & static_cast<uint32_t>(rng() % 16);
+        reads.push_back(read != 0 ? read : masks.back());
+        probes.push_back(probed.prefetch(line, masks.back()));
+        reused += probes.back().way != L2Subsystem::kUnprobed;
       }
       for (size_t i = 0; i < lines.size(); ++i, ++t) {
         const int sm = static_cast<int>(rng() % 4);
-        CHECK(probed.load(sm, lines[i], masks[i], t, with, ways[i]) == plain.load(sm, lines[i], masks[i], t, without));
+        CHECK(probed.load(sm, lines[i], reads[i], t, with, &probes[i]) == plain.load(sm, lines[i], reads[i], t, without));
       }
     }
     CHECK(with.l2_sector_hits == without.l2_sector_hits);

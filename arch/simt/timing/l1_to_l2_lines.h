@@ -42,6 +42,15 @@ class L1ToL2Lines {
       if (const uint32_t sub = mask & field_) pieces[count++] = L2Piece{first + static_cast<uint64_t>(j), sub};
     return count;
   }
+  // Whether L1 and L2 sectors are of one size and L2 lines lie whole in L1 lines (the
+  // usual geometry: each L2 line is a field of the L1 mask).
+  bool uniform() const { return l2_lines_per_l1_line_ > 0; }
+  // The bit of an L1 mask where the sectors of L2 line `l2_line`, one of L1 line `line`'s
+  // pieces, begin: sectors `mask` of that piece are `mask >> first_bit(...)` of it. Only
+  // where uniform().
+  int first_bit(uint64_t line, uint64_t l2_line) const {
+    return static_cast<int>(l2_line - line * static_cast<uint64_t>(l2_lines_per_l1_line_)) * per_l2_;
+  }
 
  private:
   int split_general(uint64_t line, uint32_t mask, L2Piece* pieces) const;

@@ -34,7 +34,10 @@ class L2Cache {
   // of `line` since, or kUnprobed.
   static constexpr int kUnprobed = -2;
   int64_t read(uint64_t line, uint32_t mask, int64_t t, GpuStats& stats, int probed = kUnprobed) {
-    const auto slice = static_cast<size_t>(slice_of(line));
+    return read_at(static_cast<size_t>(slice_of(line)), line, mask, t, stats, probed);
+  }
+  // read() where the line's slice (slice_of) is known already.
+  int64_t read_at(size_t slice, uint64_t line, uint32_t mask, int64_t t, GpuStats& stats, int probed = kUnprobed) {
     const int sectors = sector_count(mask);
     const int64_t at_slice = ports_[slice].pass(t, sectors * sector_bytes_);
     int64_t data = at_slice;
@@ -51,7 +54,8 @@ class L2Cache {
     return std::max(data, fill_from_dram(slices_[slice], line, entry, missing, at_slice, stats));
   }
   // A hint that `line` is read or written soon; returns where it is, for read()'s `probed`.
-  int prefetch(uint64_t line) const { return slices_[static_cast<size_t>(slice_of(line))].probe(line); }
+  int prefetch(uint64_t line) const { return prefetch_at(static_cast<size_t>(slice_of(line)), line); }
+  int prefetch_at(size_t slice, uint64_t line) const { return slices_[slice].probe(line); }
   // Sectors `mask` of `line` written at its slice from cycle `t`: returns when written.
   int64_t write(uint64_t line, uint32_t mask, int64_t t, GpuStats& stats);
   // End of kernel: counts the sectors still dirty as DRAM writes.

@@ -58,13 +58,14 @@ MemoryTiming SmMemoryPipeline::load(const ExecutedInstruction& x, bool bypass_l1
   // allocates a line probed for a later one, and each probe still says where its lookup
   // will look; a fill may evict a later line from the L1, whose L2 read is then unprobed.
   const bool probed = a.lines > 1;
-  int way[CoalescedAccess::kMaxLines], l2_way[CoalescedAccess::kMaxLines];
+  int way[CoalescedAccess::kMaxLines];
+  L2Subsystem::Probe l2_probe[CoalescedAccess::kMaxLines];
   if (probed) {
     for (int i = 0; i < a.lines; ++i) way[i] = bypass_l1 ? SectoredTagArray::kAbsent : l1_.probe(a.requests[i].line);
     for (int i = 0; i < a.lines; ++i) {
       const LineRequest& r = a.requests[i];
-      l2_way[i] = l1_.lacks(r.line, way[i], r.sector_mask) ? beyond_l1_->prefetch(r.line, r.sector_mask)
-                                                          : L2Subsystem::kUnprobed;
+      l2_probe[i] = l1_.lacks(r.line, way[i], r.sector_mask) ? beyond_l1_->prefetch(r.line, r.sector_mask)
+                                                             : L2Subsystem::kNoProbe;
     }
   }
   int64_t t = mio_.begin(dispatch);
@@ -72,7 +73,7 @@ MemoryTiming SmMemoryPipeline::load(const ExecutedInstruction& x, bool bypass_l1
   for (int i = 0; i < a.lines; ++i) {
     if (i > 0) ++t;  // one tag lookup per cycle
     const LineRequest& r = a.requests[i];
-    const int l2_probed = probed ? l2_way[i] : L2Subsystem::kUnprobed;
+    const L2Subsystem::Probe* l2_probed = probed ? &l2_probe[i] : nullptr;
     if (bypass_l1) {
       // .cg: every sector comes from L2, whatever L1 holds, and nothing is installed in L1.
       ready = std::max(ready, fetch_from_l2(r.line, r.sector_mask, t, stats, l2_probed));
@@ -93,7 +94,7 @@ MemoryTiming SmMemoryPipeline::load(const ExecutedInstruction& x, bool bypass_l1
 }
 
 int64_t SmMemoryPipeline::fetch_from_l2(uint64_t line, uint32_t sectors, int64_t& t, GpuStats& stats,
-                                        int l2_probed) {
+                                        const L2Subsystem::Probe* l2_probed) {
   t = l1_.mshrs().acquire(t);
   const int64_t back = beyond_l1_->load(sm_, line, sectors, t, stats, l2_probed);
   l1_.mshrs().hold_until(back);

@@ -51,7 +51,7 @@ class SmMemoryPipeline {
   // (t moves on to when one is free); returns when they are usable. `l2_probed`: as
   // L2Subsystem::load's `probed`.
   int64_t fetch_from_l2(uint64_t line, uint32_t sectors, int64_t& t, GpuStats& stats,
-                        int l2_probed = L2Subsystem::kUnprobed);
+                        const L2Subsystem::Probe* l2_probed = nullptr);
   MemoryTiming store(const ExecutedInstruction& executed, int64_t dispatch, GpuStats& stats);
   MemoryTiming shared(const ExecutedInstruction& executed, int64_t dispatch, GpuStats& stats);
 
