@@ -492,8 +492,9 @@ TEST_CASE("simt timing: bandwidth servers, MSHRs, the MIO queue, buffers and sco
 TEST_CASE("simt timing: sectored tag array, hits and victims match a plain LRU list") {
   // Random streams of hints, lookups and fills through arrays of 1 to 70 ways (sets of 1, 2,
   // 3 and 4: set indices by shift and mask, and by division) against one std::list per set,
-  // most recent first: same hits, same victims, same dirty sectors handed back. Lines cluster, so sets see runs of repeat hits, hits deep in the
-  // list, fills of empty ways and evictions.
+  // most recent first: same hits, same victims, same dirty sectors handed back. Lines
+  // cluster, so sets see runs of repeat hits, hits deep in the list, fills of empty ways and
+  // evictions.
   int hits = 0, misses = 0, evictions = 0, false_hints = 0;
   for (int ways : {1, 2, 3, 8, 16, 24, 64, 70})
     for (int sets : {1, 2, 3, 4}) {

@@ -11,9 +11,9 @@ void SectoredTagArray::configure(int64_t bytes, int line_bytes, int associativit
   const int64_t total_lines = bytes > 0 ? bytes / line_bytes : 0;
   ways_ = static_cast<int>(std::min<int64_t>(associativity, total_lines));
   sets_ = ways_ > 0 ? static_cast<uint64_t>(total_lines / ways_) : 0;
-  stride_ = Divider(std::max<uint64_t>(1, index_stride));
-  set_count_ = Divider(std::max<uint64_t>(1, sets_));
   const uint64_t stride = std::max<uint64_t>(1, index_stride), sets = std::max<uint64_t>(1, sets_);
+  stride_ = Divider(stride);
+  set_count_ = Divider(sets);
   set_shift_ = is_power_of_two(stride) && is_power_of_two(sets) ? std::countr_zero(stride) : -1;
   set_mask_ = sets - 1;
   const size_t n = static_cast<size_t>(sets_) * static_cast<size_t>(ways_);

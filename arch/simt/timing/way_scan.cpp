@@ -43,7 +43,7 @@ __attribute__((target("avx2"))) int find_print_avx2(const uint16_t* prints, int 
   // branch, 32 ways to a 64-bit mask, and the first hit is one count of trailing zeros:
   // a lookup that misses, or hits late in the set, costs no more than one that hits early.
   const int groups = padded_ways(ways) / kWayGroup;
-  if (from == 0 && ways == 64) {  // a V100's L1 set, from its first way: no range to mask
+  if (from == 0 && ways == 64) {  // a V100's or T4's L1 set, from its first way: no range to mask
     const uint64_t low = group_hits(prints, 0, key) | group_hits(prints, 1, key) << 32;
     if (low) return std::countr_zero(low) / 2;
     const uint64_t high = group_hits(prints, 2, key) | group_hits(prints, 3, key) << 32;
