@@ -202,3 +202,89 @@ TEST_CASE("simt functional: a full warp's lane form (32-bit shared addresses) an
   CHECK(taken > 3000);  // the lane form was taken often, and refused where sums cross 2^32
   MESSAGE("AVX2 version checked in " << avx2_checked << " cases (0 where the host has no AVX2)");
 }
+
+namespace {
+
+// Lane l's byte offset in a warp whose eight-lane groups each take one pattern: consecutive
+// words, one word for all, either of those with one lane moved (a near miss the one-load
+// paths must not take), or scattered. Groups start at unrelated offsets.
+std::array<uint32_t, 32> patterned_offsets(std::mt19937_64& rng, uint32_t span) {
+  std::array<uint32_t, 32> off{};
+  for (int g = 0; g < 4; ++g) {
+    const int kind = static_cast<int>(rng() % 5);
+    const uint32_t start = 16 + static_cast<uint32_t>(rng() % (span - 64));  // room for a lane moved down
+    for (int i = 0; i < 8; ++i) {
+      const auto l = static_cast<size_t>(8 * g + i);
+      off[l] = kind == 0 || kind == 2 ? start + 4 * static_cast<uint32_t>(i)
+               : kind == 1 || kind == 3 ? start
+                                        : 8 + static_cast<uint32_t>(rng() % (span - 16));
+    }
+    if (kind == 2 || kind == 3) {  // one lane (lane 0 included) moved by a few bytes or words
+      const auto l = static_cast<size_t>(8 * g) + rng() % 8;
+      const uint32_t by = (rng() % 2 ? 4u : 1u) * (1 + static_cast<uint32_t>(rng() % 3));
+      off[l] = rng() % 2 ? off[l] + by : off[l] - by;
+    }
+  }
+  return off;
+}
+
+}  // namespace
+
+TEST_CASE("simt functional: loads whose eight-lane groups read consecutive words, one word, or nearly so") {
+  // The AVX2 loads read a group of eight consecutive or identical words with one plain load;
+  // a group that misses either pattern by one lane must still be gathered lane by lane.
+  std::mt19937_64 rng(14);
+  const uint32_t span = 1024;
+  std::vector<uint8_t> memory(span + 64);
+  for (uint8_t& b : memory) b = static_cast<uint8_t>(rng());
+  for (int trial = 0; trial < 4000; ++trial) {
+    const std::array<uint32_t, 32> off = patterned_offsets(rng, span);
+    const uint32_t width = trial % 2 ? 0xffffffffu : 0xffffu;
+    std::array<uint32_t, 32> want;
+    for (int l = 0; l < 32; ++l) {
+      uint32_t v;
+      std::memcpy(&v, memory.data() + off[static_cast<size_t>(l)], 4);
+      want[static_cast<size_t>(l)] = v & width;
+    }
+    // The lane form (32-bit shared addresses): base registers plus an offset.
+    std::array<uint32_t, 32> base, at;
+    for (int l = 0; l < 32; ++l) base[static_cast<size_t>(l)] = off[static_cast<size_t>(l)] - 3;
+    uint64_t lo = 0, hi = 0;
+    REQUIRE(lane_addresses32(base.data(), 3, at.data(), lo, hi));
+    const uint8_t* first = memory.data() + lo;
+    for (LaneLoad4NarrowFn f : {&lane_load4_narrow_portable, lane_load4_narrow,
+                                loom::host_has_avx2() ? &lane_load4_narrow_avx2 : lane_load4_narrow}) {
+      std::array<uint32_t, 32> got{};
+      f(first, at.data(), static_cast<uint32_t>(lo), width, got.data());
+      CHECK(got == want);
+    }
+    for (LaneLoad4Fn f : {&lane_load4_portable, lane_load4, loom::host_has_avx2() ? &lane_load4_avx2 : lane_load4}) {
+      std::array<uint64_t, 32> got{};
+      f(first, at.data(), static_cast<uint32_t>(lo), width, got.data());
+      for (int l = 0; l < 32; ++l) CHECK(got[static_cast<size_t>(l)] == want[static_cast<size_t>(l)]);
+    }
+    // The 64-bit form (global addresses), from a device address far above 2^32.
+    const uint64_t origin = uint64_t{1} << 40;
+    WarpAddresses a{};
+    a.lo = ~uint64_t{0};
+    a.hi = 0;
+    for (int l = 0; l < 32; ++l) {
+      a.at[l] = origin + off[static_cast<size_t>(l)];
+      a.lo = std::min(a.lo, a.at[l]);
+      a.hi = std::max(a.hi, a.at[l]);
+    }
+    const uint8_t* wide_first = memory.data() + (a.lo - origin);
+    std::array<uint32_t, 32> narrow{}, narrow_avx2{};
+    std::array<uint64_t, 32> wide{}, wide_avx2{};
+    whole_warp_load4_narrow(wide_first, a, width, narrow.data());
+    whole_warp_load4(wide_first, a, width, wide.data());
+    CHECK(narrow == want);
+    for (int l = 0; l < 32; ++l) CHECK(wide[static_cast<size_t>(l)] == want[static_cast<size_t>(l)]);
+    if (loom::host_has_avx2()) {
+      whole_warp_load4_narrow_avx2(wide_first, a, width, narrow_avx2.data());
+      whole_warp_load4_avx2(wide_first, a, width, wide_avx2.data());
+      CHECK(narrow_avx2 == want);
+      CHECK(wide_avx2 == wide);
+    }
+  }
+}

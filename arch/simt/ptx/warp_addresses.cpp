@@ -105,19 +105,61 @@ void lane_load4_narrow_portable(const uint8_t* first, const uint32_t* at, uint32
 #ifdef LOOM_WARP_ADDRESSES_AVX2
 namespace {
 
+// A gather of eight lanes is microcoded and slow on current x86 cores (on this project's
+// AMD EPYC host it was 9% of the tiled GEMM's wall time, behind lane_load4_narrow), while
+// most warps' loads read eight consecutive words (a row of a tile, a coalesced load) or one
+// word for all eight (a broadcast of a tile's element). Those two patterns take one plain
+// load; any other takes the gather. Which lanes read which bytes is the same either way.
+//
+// Eight lanes' 4-byte values, lane 0's at `lane0`: one load when the lanes read consecutive
+// words (`consecutive`: their offsets from lane 0 are 0, 4, ..., 28) or all the same one
+// (`same`); `gather()` otherwise.
+template <class Gather>
+__attribute__((target("avx2"))) inline __m256i eight_words(const uint8_t* lane0, bool consecutive, bool same,
+                                                           Gather&& gather) {
+  if (consecutive) return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lane0));
+  if (same) {
+    int v;
+    std::memcpy(&v, lane0, 4);
+    return _mm256_set1_epi32(v);
+  }
+  return gather();
+}
+
+// Eight loaded values into eight lanes of d, masked to `width`: zero-extended into a wide
+// register's 64-bit lanes, or as they are into a narrow one's 32-bit lanes.
+template <class D>
+__attribute__((target("avx2"))) inline void store_eight(__m256i v, D width, D* d) {
+  if constexpr (sizeof(D) == 8) {
+    const __m256i mask = _mm256_set1_epi64x(static_cast<int64_t>(width));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), _mm256_and_si256(_mm256_cvtepu32_epi64(_mm256_castsi256_si128(v)), mask));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + 4),
+                        _mm256_and_si256(_mm256_cvtepu32_epi64(_mm256_extracti128_si256(v, 1)), mask));
+  } else {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), _mm256_and_si256(v, _mm256_set1_epi32(static_cast<int>(width))));
+  }
+}
+
+// 64-bit addresses: the same two patterns, tested on eight lanes' 64-bit offsets; any other
+// takes two four-lane gathers.
 template <class D>
 __attribute__((target("avx2"))) void load4_avx2(const uint8_t* first, const WarpAddresses& a, D width, D* d) {
   const __m256i lo = _mm256_set1_epi64x(static_cast<int64_t>(a.lo));
   const auto* words = reinterpret_cast<const int*>(first);
-  for (int l = 0; l < 32; l += 4) {
-    const __m256i index = _mm256_sub_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.at + l)), lo);
-    const __m128i v = _mm256_i64gather_epi32(words, index, 1);
-    if constexpr (sizeof(D) == 8) {
-      const __m256i mask = _mm256_set1_epi64x(static_cast<int64_t>(width));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + l), _mm256_and_si256(_mm256_cvtepu32_epi64(v), mask));
-    } else {
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(d + l), _mm_and_si128(v, _mm_set1_epi32(static_cast<int>(width))));
-    }
+  for (int l = 0; l < 32; l += 8) {
+    const __m256i low4 = _mm256_sub_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.at + l)), lo);
+    const __m256i high4 = _mm256_sub_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.at + l + 4)), lo);
+    const __m256i lane0 = _mm256_broadcastq_epi64(_mm256_castsi256_si128(low4));
+    const __m256i low_from = _mm256_sub_epi64(low4, lane0), high_from = _mm256_sub_epi64(high4, lane0);
+    const auto* at0 = first + static_cast<uint64_t>(_mm_cvtsi128_si64(_mm256_castsi256_si128(low4)));
+    const __m256i consecutive = _mm256_and_si256(_mm256_cmpeq_epi64(low_from, _mm256_setr_epi64x(0, 4, 8, 12)),
+                                                 _mm256_cmpeq_epi64(high_from, _mm256_setr_epi64x(16, 20, 24, 28)));
+    const __m256i from = _mm256_or_si256(low_from, high_from);
+    const __m256i v = eight_words(at0, _mm256_movemask_epi8(consecutive) == -1, _mm256_testz_si256(from, from),
+                                  [&]() __attribute__((target("avx2"))) {
+      return _mm256_setr_m128i(_mm256_i64gather_epi32(words, low4, 1), _mm256_i64gather_epi32(words, high4, 1));
+    });
+    store_eight(v, width, d + l);
   }
 }
 
@@ -201,24 +243,22 @@ __attribute__((target("avx2"))) inline uint32_t highest_lane(__m256i v) {
   return static_cast<uint32_t>(_mm_cvtsi128_si32(_mm_max_epu32(m, _mm_shuffle_epi32(m, 0xb1))));
 }
 
-// Eight lanes per gather: the indices are 32-bit (signed, so below 2^31).
+// Eight lanes per step: the indices are 32-bit (signed, so below 2^31).
 template <class D>
 __attribute__((target("avx2"))) void lane_load4_avx2_of(const uint8_t* first, const uint32_t* at, uint32_t lo, D width,
                                                         D* d) {
   const __m256i low = _mm256_set1_epi32(static_cast<int>(lo));
-  const auto* words = reinterpret_cast<const int*>(first);
   for (int l = 0; l < 32; l += 8) {
     const __m256i index = _mm256_sub_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(at + l)), low);
-    const __m256i v = _mm256_i32gather_epi32(words, index, 1);
-    if constexpr (sizeof(D) == 8) {
-      const __m256i mask = _mm256_set1_epi64x(static_cast<int64_t>(width));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + l),
-                          _mm256_and_si256(_mm256_cvtepu32_epi64(_mm256_castsi256_si128(v)), mask));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + l + 4),
-                          _mm256_and_si256(_mm256_cvtepu32_epi64(_mm256_extracti128_si256(v, 1)), mask));
-    } else {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + l), _mm256_and_si256(v, _mm256_set1_epi32(static_cast<int>(width))));
-    }
+    const __m256i from_first = _mm256_sub_epi32(index, _mm256_broadcastd_epi32(_mm256_castsi256_si128(index)));
+    const auto* lane0 = first + static_cast<uint32_t>(_mm_cvtsi128_si32(_mm256_castsi256_si128(index)));
+    const bool consecutive =
+        _mm256_movemask_epi8(_mm256_cmpeq_epi32(from_first, _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28))) == -1;
+    const __m256i v = eight_words(lane0, consecutive, _mm256_testz_si256(from_first, from_first),
+                                  [&]() __attribute__((target("avx2"))) {
+      return _mm256_i32gather_epi32(reinterpret_cast<const int*>(lane0), from_first, 1);
+    });
+    store_eight(v, width, d + l);
   }
 }
 
