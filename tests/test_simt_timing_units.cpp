@@ -686,7 +686,7 @@ TEST_CASE("simt timing: an L2 read at the way its prefetch probed gives what a p
     probed.configure(c);
     plain.configure(c);
     GpuStats with, without;
-    std::mt19937_64 rng(static_cast<uint64_t>(l2_line));
+    std::mt19937_64 rng(static_cast<uint64_t>(l2_line) * 1000 + static_cast<uint64_t>(g.sector));  // one stream per geometry
     int reused = 0;
     int64_t t = 0;
     for (int load = 0; load < 3000; ++load) {
