@@ -106,10 +106,11 @@ void lane_load4_narrow_portable(const uint8_t* first, const uint32_t* at, uint32
 namespace {
 
 // A gather of eight lanes is microcoded and slow on current x86 cores (on this project's
-// AMD EPYC host it was 9% of the tiled GEMM's wall time, behind lane_load4_narrow), while
-// most warps' loads read eight consecutive words (a row of a tile, a coalesced load) or one
-// word for all eight (a broadcast of a tile's element). Those two patterns take one plain
-// load; any other takes the gather. Which lanes read which bytes is the same either way.
+// AMD EPYC host, lane_load4_narrow's gathers were most of its 9% of the tiled GEMM's wall
+// time), while most warps' loads read eight consecutive words (a row of a tile, a
+// coalesced load) or one word for all eight (a broadcast of a tile's element). Those two
+// patterns take one plain load; any other takes the gather. Which lanes read which bytes
+// is the same either way.
 //
 // Eight lanes' 4-byte values, lane 0's at `lane0`: one load when the lanes read consecutive
 // words (`consecutive`: their offsets from lane 0 are 0, 4, ..., 28) or all the same one
