@@ -62,15 +62,11 @@ class SectoredTagArray {
     if (state.newest_tag != line + 1) {
       w = find_print(fingerprints_.data() + set * scan_stride_, 0, ways_, fingerprint(line));
       if (w == ways_) {
-        if (state.filled == ways_) {
-          prefetch_line(first + state.oldest);
-          __builtin_prefetch(&links_[first + state.oldest], 1);
-        }
+        if (state.filled == ways_) prefetch_way(first + state.oldest);
         return kAbsent;
       }
     }
-    prefetch_line(first + static_cast<size_t>(w));
-    __builtin_prefetch(&links_[first + static_cast<size_t>(w)], 1);
+    prefetch_way(first + static_cast<size_t>(w));
     return w;
   }
   // find() for `line` probed at `way`, when `line` was not allocated in between (other lines
@@ -109,13 +105,14 @@ class SectoredTagArray {
     return static_cast<size_t>(set_count_.remainder(stride_.quotient(line)));
   }
 
-  // Both ends of a line's state: a CacheLine is 48 bytes, so half of them straddle two
-  // host cache lines, and a hint for the first alone can leave the sector times in the
-  // second to miss.
-  void prefetch_line(size_t i) const {
+  // What a lookup at way `i` (of lines_) touches: both ends of its line's state (a
+  // CacheLine is 48 bytes, so half of them straddle two host cache lines, and a hint for
+  // the first alone can leave the sector times in the second to miss) and its links.
+  void prefetch_way(size_t i) const {
     const auto* at = reinterpret_cast<const char*>(&lines_[i]);
     __builtin_prefetch(at, 1);
     __builtin_prefetch(at + sizeof(CacheLine) - 1, 1);
+    __builtin_prefetch(&links_[i], 1);
   }
   // Never 0, so that 0 marks an invalid way.
   static uint16_t fingerprint(uint64_t line) {
