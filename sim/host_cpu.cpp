@@ -16,6 +16,11 @@ bool host_has_fma() {
   __builtin_cpu_init();
   return __builtin_cpu_supports("fma");
 }
+// GCC's and clang's runtimes both check XCR0, not only CPUID, for the AVX-512 features.
+bool host_has_avx512f() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f");
+}
 // From CPUID itself: clang's __builtin_cpu_supports does not know "f16c".
 bool host_has_f16c() {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
@@ -25,6 +30,7 @@ bool host_has_f16c() {
 bool host_has_avx2() { return false; }
 bool host_has_fma() { return false; }
 bool host_has_f16c() { return false; }
+bool host_has_avx512f() { return false; }
 #endif
 
 }  // namespace loom

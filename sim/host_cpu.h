@@ -9,5 +9,7 @@ bool host_has_avx2();
 bool host_has_fma();
 // F16C (vcvtph2ps: eight fp16 values to fp32 in one instruction); every AVX2 host has it.
 bool host_has_f16c();
+// AVX-512 Foundation, with the OS saving its registers (zmm state enabled in XCR0).
+bool host_has_avx512f();
 
 }  // namespace loom

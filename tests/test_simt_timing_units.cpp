@@ -625,6 +625,39 @@ TEST_CASE("simt timing: sectored tag array, LRU and interleaving") {
   }
 }
 
+TEST_CASE("simt timing: sector arrival times survive rebasing, and a past one becomes the new base") {
+  SectoredTagArray t;
+  t.configure(4 * 128, 128, 2, 1);
+  uint64_t evicted = 0;
+  uint8_t dirty = 0;
+  CacheLine* line = t.allocate(5, evicted, dirty);
+  line->valid = 0b1011;  // sector 2 invalid: its stale field is left alone
+  const int64_t far = int64_t{3} << 32;  // beyond 32 bits of cycles
+  t.set_arrival(*line, 0, 100);
+  t.set_arrival(*line, 1, 7000);
+  t.set_arrival(*line, 3, 0xffffffffLL);  // the last cycle the base of 0 can hold
+  CHECK(t.arrival(*line, 3) == 0xffffffffLL);
+  t.rebase_times(50);  // nothing has arrived yet
+  CHECK(t.time_base() == 50);
+  CHECK(t.arrival(*line, 0) == 100);
+  CHECK(t.arrival(*line, 1) == 7000);
+  CHECK(t.arrival(*line, 3) == 0xffffffffLL);
+  t.rebase_times(1000);  // sector 0 arrived at 100: kept as arriving at 1000
+  CHECK(t.arrival(*line, 0) == 1000);
+  CHECK(t.arrival(*line, 1) == 7000);
+  t.rebase_times(999);  // never backwards
+  CHECK(t.time_base() == 1000);
+  // Far past the first base: rebasing step by step keeps every time exact.
+  for (int64_t now = 1000; now < far; now += int64_t{1} << 30) t.rebase_times(now);
+  t.set_arrival(*line, 1, far + 123);
+  CHECK(t.arrival(*line, 1) == far + 123);
+  CHECK(t.arrival(*line, 0) == t.time_base());
+  CHECK(t.arrival(*line, 3) == t.time_base());
+  // Beyond the range, either way: a clear error, never a wrapped time.
+  CHECK_THROWS_AS(t.set_arrival(*line, 0, t.time_base() + (int64_t{1} << 32)), loom::InputError);
+  CHECK_THROWS_AS(t.set_arrival(*line, 0, t.time_base() - 1), loom::InputError);
+}
+
 TEST_CASE("simt timing: an L1 miss maps onto the L2 lines and sectors its bytes are in") {
   // Every geometry with 16..256-byte lines and 8..128-byte sectors that the config checks
   // allow, every sector mask: the pieces equal a byte-by-byte grouping, in address order.

@@ -1,9 +1,9 @@
-// The AVX2 whole-warp MMA (arch/simt/ptx/warp_mma_avx2.h) against a plain reference written
+// The AVX-512 and AVX2 whole-warp MMAs (arch/simt/ptx/warp_mma.h), each against a plain reference written
 // from the fragment layout exec_tensor.cpp documents: every bit of every destination lane,
 // on random fragments seeded with the values where conversions and arithmetic go wrong
 // (subnormals, infinities, signalling and quiet NaNs with payloads, signed zeros). A NaN
 // result need only be a NaN: where two NaNs meet, the payload follows the host's operand
-// order, which the compiler chooses (warp_mma_avx2.h).
+// order, which the compiler chooses (warp_mma.h).
 #include <doctest/doctest.h>
 
 #include <array>
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "arch/simt/ptx/half_float.h"
-#include "arch/simt/ptx/warp_mma_avx2.h"
+#include "arch/simt/ptx/warp_mma.h"
 
 using namespace loom::simt;
 
@@ -86,16 +86,16 @@ bool same_results(const std::array<Register, 8>& got, const std::array<Register,
   return true;
 }
 
-}  // namespace
-
-TEST_CASE("simt warp mma: the AVX2 version gives the reference's bits, f16 and bf16, D apart from or over C, wide and narrow") {
+// Every check on one version: `wide` and `narrow` its two register widths.
+void check_version(const char* version, WholeWarpMmaFn<uint64_t> (*wide)(bool), WholeWarpMmaFn<uint32_t> (*narrow)(bool)) {
   for (const bool bf16 : {false, true}) {
-    const WholeWarpMmaFn<uint64_t> mma = whole_warp_mma_f32<uint64_t>(bf16);
-    const WholeWarpMmaFn<uint32_t> narrow_mma = whole_warp_mma_f32<uint32_t>(bf16);
-    if (!mma) {
-      MESSAGE("this host has no AVX2: only the portable MMA runs here");
+    const WholeWarpMmaFn<uint64_t> mma = wide(bf16);
+    const WholeWarpMmaFn<uint32_t> narrow_mma = narrow(bf16);
+    if (!mma || !narrow_mma) {
+      MESSAGE("this host has no " << version << ": that version is not checked here");
       return;
     }
+    CAPTURE(version);
     std::mt19937_64 rng(bf16 ? 11 : 7);
     for (int trial = 0; trial < 300; ++trial) {
       CAPTURE(bf16);
@@ -141,5 +141,19 @@ TEST_CASE("simt warp mma: the AVX2 version gives the reference's bits, f16 and b
         for (int lane = 0; lane < 32; ++lane) widened[r][lane] = nd[r][lane];
       CHECK(same_results(widened, expected));
     }
+  }
+}
+}  // namespace
+
+TEST_CASE("simt warp mma: each vector version gives the reference's bits, f16 and bf16, D apart from or over C, wide and narrow") {
+  check_version("AVX-512", &whole_warp_mma_f32_avx512<uint64_t>, &whole_warp_mma_f32_avx512<uint32_t>);
+  check_version("AVX2", &whole_warp_mma_f32_avx2<uint64_t>, &whole_warp_mma_f32_avx2<uint32_t>);
+}
+
+TEST_CASE("simt warp mma: the version taken is the widest the host has") {
+  for (const bool bf16 : {false, true}) {
+    const auto widest = whole_warp_mma_f32_avx512<uint32_t>(bf16);
+    const bool taken = whole_warp_mma_f32<uint32_t>(bf16) == (widest ? widest : whole_warp_mma_f32_avx2<uint32_t>(bf16));
+    CHECK(taken);
   }
 }

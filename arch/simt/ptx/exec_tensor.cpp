@@ -17,7 +17,7 @@
 #include "arch/simt/ptx/exec_handlers.h"
 #include "arch/simt/ptx/memory_access.h"
 #include "arch/simt/ptx/warp_fragment_load.h"
-#include "arch/simt/ptx/warp_mma_avx2.h"
+#include "arch/simt/ptx/warp_mma.h"
 
 namespace loom::simt {
 

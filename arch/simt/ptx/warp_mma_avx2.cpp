@@ -1,4 +1,4 @@
-#include "arch/simt/ptx/warp_mma_avx2.h"
+#include "arch/simt/ptx/warp_mma.h"
 
 #include "sim/host_cpu.h"
 
@@ -27,7 +27,7 @@ LOOM_AVX2 __m256i low_words(const uint64_t* lanes) {
 // for eight rows), each as eight fp32. bf16 is the top half of its fp32. fp16 goes through
 // F16C's vcvtph2ps, exact for every value but a signalling NaN, which it quiets; no result
 // changes, for each input is only ever multiplied, which quiets it too, and an x86 multiply
-// returns its first NaN operand, signalling or quiet (warp_mma_avx2.h).
+// returns its first NaN operand, signalling or quiet (warp_mma.h).
 template <bool Bf16>
 LOOM_AVX2 void widen_pairs(__m256i words, __m256& low, __m256& high) {
   if constexpr (Bf16) {
@@ -112,18 +112,18 @@ __attribute__((target("avx2,f16c"))) void mma_f32(const L* const* a, const L* co
 }  // namespace
 
 template <class L>
-WholeWarpMmaFn<L> whole_warp_mma_f32(bool bf16) {
+WholeWarpMmaFn<L> whole_warp_mma_f32_avx2(bool bf16) {
   static const bool vector = host_has_avx2() && host_has_f16c();
   if (!vector) return nullptr;
   return bf16 ? &mma_f32<true, L> : &mma_f32<false, L>;
 }
 #else
 template <class L>
-WholeWarpMmaFn<L> whole_warp_mma_f32(bool) {
+WholeWarpMmaFn<L> whole_warp_mma_f32_avx2(bool) {
   return nullptr;
 }
 #endif
-template WholeWarpMmaFn<uint64_t> whole_warp_mma_f32<uint64_t>(bool);
-template WholeWarpMmaFn<uint32_t> whole_warp_mma_f32<uint32_t>(bool);
+template WholeWarpMmaFn<uint64_t> whole_warp_mma_f32_avx2<uint64_t>(bool);
+template WholeWarpMmaFn<uint32_t> whole_warp_mma_f32_avx2<uint32_t>(bool);
 
 }  // namespace loom::simt

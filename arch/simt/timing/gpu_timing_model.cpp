@@ -68,7 +68,7 @@ void GpuTimingModel::begin(const GpuConfig& device, WarpInstructionSource& sourc
   if (total > 0) source.reserve_slots(slots);
   ctas_.reset(total, slots);
   next_age_ = 0;
-  now_ = end_ = iterations_ = evaluations_ = windows_ = window_end_ = 0;
+  now_ = end_ = iterations_ = evaluations_ = windows_ = window_end_ = rebased_at_ = rebases_ = 0;
   live_sms_.clear();
   live_sms_.reserve(static_cast<size_t>(config.sms));
   live_sms_changed_ = true;
@@ -172,6 +172,9 @@ void GpuTimingModel::retire_due(int sm_index, int64_t t) {
 bool GpuTimingModel::run_until(int64_t stop) {
   while (!finished_) {
     if (now_ >= stop) return false;
+    // No SM runs before now_ in this window or any later one, so no cache lookup does.
+    if (now_ - rebased_at_ >= rebase_period_) [[unlikely]]
+      rebase_cache_times();
     const int64_t end = std::min(now_ + kSmWindowCycles, stop);
     if (live_sms_changed_) {
       live_sms_.clear();
@@ -204,6 +207,13 @@ bool GpuTimingModel::run_until(int64_t stop) {
     now_ = std::max(next, end);
   }
   return true;
+}
+
+void GpuTimingModel::rebase_cache_times() {
+  for (SmState& sm : sms_) sm.memory.rebase_times(now_);
+  beyond_l1_.rebase_times(now_);
+  rebased_at_ = now_;
+  ++rebases_;
 }
 
 void GpuTimingModel::run_sm(int sm_index, int64_t end) {

@@ -49,6 +49,11 @@ class GpuTimingModel {
   int64_t loop_iterations() const { return iterations_; }
   // Sub-core evaluations (scheduler decisions, issuing or not) in the launch.
   int64_t evaluations() const { return evaluations_; }
+  // How often the caches' time bases move (kSectorTimeRebaseCycles): tests set it shorter,
+  // to check that rebasing changes nothing. Kept across launches.
+  void set_rebase_period(int64_t cycles) { rebase_period_ = cycles; }
+  // Times the bases moved in the launch.
+  int64_t rebases() const { return rebases_; }
 
  private:
   struct Blocker {
@@ -61,6 +66,8 @@ class GpuTimingModel {
   void retire_due(int sm, int64_t t);
   // Runs SM `sm` through the cycles before `end` that it has something to do in.
   void run_sm(int sm, int64_t end);
+  // Moves every cache's time base to now_ (SectoredTagArray::rebase_times).
+  void rebase_cache_times();
   // run_sm's cycle loop; kSubcores > 0: the SM has that many sub-cores (loops unrolled).
   template <size_t kSubcores>
   void run_sm_cycles(int sm_index, SmState& sm, int64_t from, int64_t end);
@@ -108,6 +115,7 @@ class GpuTimingModel {
   uint64_t next_age_ = 0;
   int64_t now_ = 0, end_ = 0, iterations_ = 0, evaluations_ = 0, windows_ = 0;
   int64_t window_end_ = 0;  // the end of the SM window being run: hints reach that far
+  int64_t rebase_period_ = kSectorTimeRebaseCycles, rebased_at_ = 0, rebases_ = 0;
   bool finished_ = true;
 };
 

@@ -48,11 +48,13 @@ class L1Cache {
     for (uint32_t m = lookup.missing; m; m &= m - 1) {
       const int s = std::countr_zero(m);
       lookup.line->valid |= static_cast<uint8_t>(1u << s);
-      lookup.line->ready[s] = ready;
+      tags_.set_arrival(*lookup.line, s, ready);
     }
   }
 
   MshrPool& mshrs() { return mshrs_; }
+  // SectoredTagArray::rebase_times.
+  void rebase_times(int64_t now) { tags_.rebase_times(now); }
 
  private:
   // Inline: every line of every global load comes here, and the call was a third of it.
@@ -63,7 +65,7 @@ class L1Cache {
     r.line = line;
     if (line) {
       for (uint32_t present = mask & line->valid; present; present &= present - 1)
-        r.ready = std::max(r.ready, line->ready[std::countr_zero(present)]);
+        r.ready = std::max(r.ready, tags_.arrival(*line, std::countr_zero(present)));
       r.missing &= ~static_cast<uint32_t>(line->valid);
     }
     return r;

@@ -40,7 +40,7 @@ int64_t L2Cache::fill_from_dram(SectoredTagArray& tags, uint64_t line, CacheLine
     for (uint32_t m = missing; m; m &= m - 1) {
       const int s = std::countr_zero(m);
       entry->valid |= static_cast<uint8_t>(1u << s);
-      entry->ready[s] = filled;
+      tags.set_arrival(*entry, s, filled);
     }
   return filled;
 }
@@ -67,7 +67,7 @@ int64_t L2Cache::write(uint64_t line, uint32_t mask, int64_t t, GpuStats& stats)
   for (uint32_t m = mask; m; m &= m - 1) {
     const int s = std::countr_zero(m);
     const uint8_t bit = static_cast<uint8_t>(1u << s);
-    if (!(entry->valid & bit)) entry->ready[s] = written;
+    if (!(entry->valid & bit)) tags.set_arrival(*entry, s, written);
     entry->valid |= bit;
     entry->dirty |= bit;
   }

@@ -45,7 +45,7 @@ class L2Cache {
     uint32_t missing = mask;
     if (entry) {
       for (uint32_t present = mask & entry->valid; present; present &= present - 1)
-        data = std::max(data, entry->ready[std::countr_zero(present)]);  // in flight: merge
+        data = std::max(data, slices_[slice].arrival(*entry, std::countr_zero(present)));  // in flight: merge
       missing &= ~static_cast<uint32_t>(entry->valid);
     }
     stats.l2_sector_accesses += sectors;
@@ -58,6 +58,10 @@ class L2Cache {
   int prefetch_at(size_t slice, uint64_t line) const { return slices_[slice].probe(line); }
   // Sectors `mask` of `line` written at its slice from cycle `t`: returns when written.
   int64_t write(uint64_t line, uint32_t mask, int64_t t, GpuStats& stats);
+  // SectoredTagArray::rebase_times, in every slice.
+  void rebase_times(int64_t now) {
+    for (SectoredTagArray& s : slices_) s.rebase_times(now);
+  }
   // End of kernel: counts the sectors still dirty as DRAM writes.
   void write_back_dirty(GpuStats& stats) const;
 

@@ -83,6 +83,8 @@ class L2Subsystem {
   // A store of sectors `mask` of L1 line `line` leaving SM `sm` at `t`: returns the cycle
   // the data is written into the L2.
   int64_t store(int sm, uint64_t line, uint32_t mask, int64_t t, GpuStats& stats);
+  // The L2's SectoredTagArray::rebase_times.
+  void rebase_times(int64_t now) { l2_.rebase_times(now); }
   // End of kernel (dirty L2 sectors).
   void finish(GpuStats& stats) const { l2_.write_back_dirty(stats); }
 

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <string>
 
 #include "arch/simt/timing/way_scan.h"
+#include "sim/error.h"
 
 namespace loom::simt {
 
@@ -22,6 +24,25 @@ void SectoredTagArray::configure(int64_t bytes, int line_bytes, int associativit
   set_state_.assign(static_cast<size_t>(sets_), SetState{});
   links_.assign(n, Link{});
   lines_.assign(n, CacheLine{});
+  time_base_ = 0;
+}
+
+void SectoredTagArray::rebase_times(int64_t now) {
+  if (now <= time_base_) return;
+  // Arrival times are unsigned offsets from the base, so "before now" is one compare.
+  const uint64_t shift = static_cast<uint64_t>(now - time_base_);
+  for (CacheLine& line : lines_)
+    for (uint32_t valid = line.valid; valid; valid &= valid - 1) {
+      uint32_t& at = line.arrival[static_cast<size_t>(std::countr_zero(valid))];
+      at = at <= shift ? 0 : static_cast<uint32_t>(at - shift);
+    }
+  time_base_ = now;
+}
+
+void SectoredTagArray::arrival_out_of_range(int64_t cycle) const {
+  throw InputError("", "launch",
+                   "a cache sector arriving at cycle " + std::to_string(cycle) + ", more than 2^32 cycles after cycle " +
+                       std::to_string(time_base_) + " (or before it); expected memory latencies under 2^32 cycles");
 }
 
 CacheLine* SectoredTagArray::find(uint64_t line) {

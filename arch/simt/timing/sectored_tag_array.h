@@ -14,7 +14,11 @@
 // linked list, so a hit moves its way to the front and the victim of an allocation is the
 // back, both in a few steps, where stamps would need a pass over the set (64 ways in a
 // V100's L1) to find the oldest. The simulated machine's caches are far larger than the
-// host's, so what a lookup touches, not what it computes, is its cost.
+// host's, so what a lookup touches, not what it computes, is its cost: that is also why a
+// sector's arrival cycle is kept in 32 bits, after a time base that the engine moves forward
+// every kSectorTimeRebaseCycles (rebase_times), and not in 64, so that a line's state is 32
+// bytes (one half of a host cache line) rather than 48 (a V100's L1 and L2 state: 5.8 MB
+// rather than 8.6).
 #pragma once
 
 #include <array>
@@ -28,13 +32,17 @@
 
 namespace loom::simt {
 
-struct CacheLine {
+// 32-byte aligned, so that a line never straddles two host cache lines.
+struct alignas(32) CacheLine {
   // The line's address + 1, 0 = invalid: SectoredTagArray's alone. Kept beside the sector
   // state, so that the tag compare of a lookup brings that state into the host's cache too.
   uint64_t tag = 0;
   uint8_t valid = 0, dirty = 0;  // sector masks
-  std::array<int64_t, kMaxSectorsPerLine> ready{};
+  // When each valid sector's data arrives: cycles after the array's time base, read and
+  // written through SectoredTagArray::arrival and set_arrival.
+  std::array<uint32_t, kMaxSectorsPerLine> arrival{};
 };
+static_assert(sizeof(CacheLine) == 32);
 
 class SectoredTagArray {
  public:
@@ -94,6 +102,22 @@ class SectoredTagArray {
   // address and dirty sectors go to `evicted_line` and `evicted_dirty` (0: nothing to write).
   CacheLine* allocate(uint64_t line, uint64_t& evicted_line, uint8_t& evicted_dirty);
 
+  // Sector `s` of `line` (a valid sector of this array's): the cycle its data arrives.
+  int64_t arrival(const CacheLine& line, int s) const { return time_base_ + line.arrival[static_cast<size_t>(s)]; }
+  // Sets that cycle: at or after the time base, and less than 2^32 cycles after it (else
+  // InputError: a fill further ahead than the engine's rebasing allows).
+  void set_arrival(CacheLine& line, int s, int64_t cycle) {
+    const uint64_t after = static_cast<uint64_t>(cycle - time_base_);
+    if (after > UINT32_MAX) [[unlikely]]
+      arrival_out_of_range(cycle);
+    line.arrival[static_cast<size_t>(s)] = static_cast<uint32_t>(after);
+  }
+  // Moves the time base to `now`, which no later lookup precedes: a sector that arrived
+  // before it is kept as arriving at `now`, which every later lookup treats the same
+  // (its data is there). Only the engine calls it, once every kSectorTimeRebaseCycles.
+  void rebase_times(int64_t now);
+  int64_t time_base() const { return time_base_; }
+
   bool enabled() const { return ways_ > 0; }
   const std::vector<CacheLine>& lines() const { return lines_; }
 
@@ -105,15 +129,13 @@ class SectoredTagArray {
     return static_cast<size_t>(set_count_.remainder(stride_.quotient(line)));
   }
 
-  // What a lookup at way `i` (of lines_) touches: both ends of its line's state (a
-  // CacheLine is 48 bytes, so half of them straddle two host cache lines, and a hint for
-  // the first alone can leave the sector times in the second to miss) and its links.
+  // What a lookup at way `i` (of lines_) touches: its line's state (in one host cache line)
+  // and its links.
   void prefetch_way(size_t i) const {
-    const auto* at = reinterpret_cast<const char*>(&lines_[i]);
-    __builtin_prefetch(at, 1);
-    __builtin_prefetch(at + sizeof(CacheLine) - 1, 1);
+    __builtin_prefetch(&lines_[i], 1);
     __builtin_prefetch(&links_[i], 1);
   }
+  [[noreturn]] void arrival_out_of_range(int64_t cycle) const;
   // Never 0, so that 0 marks an invalid way.
   static uint16_t fingerprint(uint64_t line) {
     const auto f = static_cast<uint16_t>((line * 0x9e3779b97f4a7c15ull) >> 48);
@@ -165,6 +187,7 @@ class SectoredTagArray {
   std::vector<SetState> set_state_;
   std::vector<Link> links_;
   std::vector<CacheLine> lines_;
+  int64_t time_base_ = 0;  // what a line's arrival times count from
   uint64_t sets_ = 0;
   int ways_ = 0;
   Divider stride_, set_count_;

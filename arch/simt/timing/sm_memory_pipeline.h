@@ -44,6 +44,8 @@ class SmMemoryPipeline {
 
   MemoryTiming execute(const StaticInstruction& inst, const ExecutedInstruction& executed, int64_t dispatch,
                        GpuStats& stats);
+  // The L1's SectoredTagArray::rebase_times.
+  void rebase_times(int64_t now) { l1_.rebase_times(now); }
 
  private:
   MemoryTiming load(const ExecutedInstruction& executed, bool bypass_l1, int64_t dispatch, GpuStats& stats);

@@ -31,6 +31,10 @@ inline constexpr int kSharedAllocationUnit = 256;
 inline constexpr int kMaxIbufferEntries = 8;
 inline constexpr int kScoreboardEntries = 64;  // pending register writes per warp
 inline constexpr int kMaxSectorsPerLine = 4;  // 128-byte lines of 32-byte sectors
+// A cache line keeps each sector's arrival cycle in 32 bits, after its tag array's time base
+// (sectored_tag_array.h); the engine moves the bases forward this often, a quarter of the
+// range, so that every arrival in flight stays within it.
+inline constexpr int64_t kSectorTimeRebaseCycles = int64_t{1} << 30;
 inline constexpr int kMaxRegisterBanks = 64;
 inline constexpr int kMaxSharedBanks = 64;
 
