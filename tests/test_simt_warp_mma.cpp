@@ -1,9 +1,9 @@
-// The AVX-512 and AVX2 whole-warp MMAs (arch/simt/ptx/warp_mma.h), each against a plain reference written
-// from the fragment layout exec_tensor.cpp documents: every bit of every destination lane,
-// on random fragments seeded with the values where conversions and arithmetic go wrong
-// (subnormals, infinities, signalling and quiet NaNs with payloads, signed zeros). A NaN
-// result need only be a NaN: where two NaNs meet, the payload follows the host's operand
-// order, which the compiler chooses (warp_mma.h).
+// The AVX-512 and AVX2 whole-warp MMAs (arch/simt/ptx/warp_mma.h), each against a plain
+// reference written from the fragment layout exec_tensor.cpp documents: every bit of every
+// destination lane, on random fragments seeded with the values where conversions and
+// arithmetic go wrong (subnormals, infinities, signalling and quiet NaNs with payloads,
+// signed zeros). A NaN result need only be a NaN: where two NaNs meet, the payload follows
+// the host's operand order, which the compiler chooses (warp_mma.h).
 #include <doctest/doctest.h>
 
 #include <array>
