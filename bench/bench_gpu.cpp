@@ -2,11 +2,14 @@
 // on the V100 config, for the WMMA tensor-core GEMM and the tiled SIMT GEMM (1024^3 by
 // default), with the functional model alone as the reference point in the same run
 // (docs/performance.md, "SIMT GPU model"). Arguments: [--size N] [--repeats R]
-// [--kernel wmma_gemm|tiled_gemm] (default both). "evals/instr": sub-core scheduler
-// evaluations per warp instruction, the timing model's main per-cycle cost.
+// [--kernel wmma_gemm|tiled_gemm] (default both) [--sms S]. "evals/instr": sub-core
+// scheduler evaluations per warp instruction, the timing model's main per-cycle cost.
+// --sms runs the config with S SMs instead of 80: the same instructions with less simulated
+// state resident, which measures how much of the time the host's cache misses take.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,15 +42,24 @@ double functional_seconds(const LaunchRecipe& recipe, const PtxKernel& kernel, i
 int bench_gpu(const std::vector<std::string>& args) {
   int64_t size = 1024;
   int repeats = 1;
+  std::optional<int> sms;  // unset: the config's own count
   std::vector<std::string> kernels = {"wmma_gemm", "tiled_gemm"};
   for (size_t i = 0; i + 1 < args.size(); i += 2) {
     if (args[i] == "--size") size = std::stoll(args[i + 1]);
     else if (args[i] == "--repeats") repeats = std::stoi(args[i + 1]);
     else if (args[i] == "--kernel") kernels = {args[i + 1]};
+    else if (args[i] == "--sms") sms = std::stoi(args[i + 1]);
   }
-  const GpuConfig config = load_gpu_config(std::string(LOOM_SOURCE_DIR) + "/configs/v100.json");
-  std::printf("SIMT model on %s, GEMM %lld^3, best of %d (one core)\n", config.name.c_str(),
-              static_cast<long long>(size), repeats);
+  GpuConfig config = load_gpu_config(std::string(LOOM_SOURCE_DIR) + "/configs/v100.json");
+  if (sms) {
+    if (*sms < 1) {
+      std::fprintf(stderr, "loom_bench gpu: --sms: expected a count of SMs of at least 1, got %d\n", *sms);
+      return 2;
+    }
+    config.sms = *sms;
+  }
+  std::printf("SIMT model on %s with %d SMs, GEMM %lld^3, best of %d (one core)\n", config.name.c_str(),
+              config.sms, static_cast<long long>(size), repeats);
   std::printf("%-11s %12s %12s %9s %14s %14s %14s %8s %12s\n", "kernel", "warp_instr", "cycles", "wall_s", "warp_instr/s",
               "cycles/s", "functional/s", "timing", "evals/instr");
   for (const std::string& name : kernels) {
