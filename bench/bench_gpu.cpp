@@ -19,6 +19,7 @@
 #include "arch/simt/ptx/run_functional.h"
 #include "arch/simt/timing/gpu_engine.h"
 #include "bench/bench.h"
+#include "sim/error.h"
 
 namespace {
 
@@ -52,10 +53,8 @@ int bench_gpu(const std::vector<std::string>& args) {
   }
   GpuConfig config = load_gpu_config(std::string(LOOM_SOURCE_DIR) + "/configs/v100.json");
   if (sms) {
-    if (*sms < 1) {
-      std::fprintf(stderr, "loom_bench gpu: --sms: expected a count of SMs of at least 1, got %d\n", *sms);
-      return 2;
-    }
+    if (*sms < 1)
+      throw loom::InputError("", "--sms", "expected a count of SMs of at least 1, got " + std::to_string(*sms));
     config.sms = *sms;
   }
   std::printf("SIMT model on %s with %d SMs, GEMM %lld^3, best of %d (one core)\n", config.name.c_str(),
