@@ -15,7 +15,8 @@ int bench_resnet50(const std::vector<std::string>& args);
 int bench_mapper(const std::vector<std::string>& args);
 
 // SIMT model: warp instructions/s and cycles/s on the V100 config for the WMMA and tiled
-// GEMMs, against the functional model alone. Arguments: [--size N] [--repeats R].
+// GEMMs, against the functional model alone, with the verdict against issue 4's target at
+// 1024^3. Arguments: [--size N] [--repeats R] [--kernel wmma_gemm|tiled_gemm] [--sms S].
 int bench_gpu(const std::vector<std::string>& args);
 
 // Sweeps: the 1,000-point systolic ResNet-50 grid on the analytic model with -j 1 and -j 2,

@@ -7,7 +7,7 @@
 // --sms runs the config with S SMs instead of 80: the same instructions with less simulated
 // state resident, which measures how much of the time the host's cache misses take.
 // Target (issue 4): at least 5 M warp instructions per second on one core for both kernels
-// at 1024^3 on the full config; each kernel's line ends with the verdict.
+// at 1024^3 on the config's own SM count; each such run's kernel lines end with the verdict.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
