@@ -63,9 +63,11 @@ inline uint16_t float_to_half(float f) {
     if (rest > halfway || (rest == halfway && (h & 1u))) ++h;
     return static_cast<uint16_t>(sign | h);
   }
-  uint32_t h = (magnitude - 0x38000000u) >> 13;  // rebias 127 -> 15
-  const uint32_t rest = magnitude & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;  // a carry into the exponent is correct
+  // Rebias 127 -> 15 and round without a branch (the dropped bits are random in the inputs
+  // loom makes up): adding 0xfff, plus 1 where the kept part is odd, carries into it exactly
+  // when the dropped 13 bits are over half, or half with the kept part odd. A carry into
+  // the exponent is correct.
+  const uint32_t h = (magnitude - 0x38000000u + 0xfffu + ((magnitude >> 13) & 1u)) >> 13;
   return static_cast<uint16_t>(sign | h);
 }
 
