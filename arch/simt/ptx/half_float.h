@@ -46,6 +46,15 @@ inline Floats4 half_to_float4(Ints4 h) {
 }
 inline Floats4 bfloat_to_float4(Ints4 b) { return reinterpret_cast<Floats4>(b << 16); }
 
+// x >> bits (1 <= bits <= 31), rounded to nearest, ties to even, without a branch (the
+// dropped bits are random in the inputs loom makes up, so a branch on them mispredicts
+// half the time): adding half less one, plus one where the kept part is odd, carries into
+// the kept part exactly when the dropped bits are over half, or half with it odd. x plus
+// 2^(bits-1) must fit in 32 bits.
+inline uint32_t shift_right_nearest_even(uint32_t x, int bits) {
+  return (x + ((1u << (bits - 1)) - 1) + ((x >> bits) & 1u)) >> bits;
+}
+
 // fp32 -> fp16, round to nearest, ties to even; overflow to infinity; NaN stays NaN.
 inline uint16_t float_to_half(float f) {
   const uint32_t x = std::bit_cast<uint32_t>(f);
@@ -57,18 +66,10 @@ inline uint16_t float_to_half(float f) {
     if (magnitude <= 0x33000000u) return static_cast<uint16_t>(sign);            // <= 2^-25 ties to 0
     const uint32_t exponent = magnitude >> 23;
     const uint32_t significand = (magnitude & 0x7fffffu) | 0x800000u;
-    const uint32_t shift = 126 - exponent;
-    uint32_t h = significand >> shift;
-    const uint32_t rest = significand & ((1u << shift) - 1), halfway = 1u << (shift - 1);
-    if (rest > halfway || (rest == halfway && (h & 1u))) ++h;
-    return static_cast<uint16_t>(sign | h);
+    return static_cast<uint16_t>(sign | shift_right_nearest_even(significand, static_cast<int>(126 - exponent)));
   }
-  // Rebias 127 -> 15 and round without a branch (the dropped bits are random in the inputs
-  // loom makes up): adding 0xfff, plus 1 where the kept part is odd, carries into it exactly
-  // when the dropped 13 bits are over half, or half with the kept part odd. A carry into
-  // the exponent is correct.
-  const uint32_t h = (magnitude - 0x38000000u + 0xfffu + ((magnitude >> 13) & 1u)) >> 13;
-  return static_cast<uint16_t>(sign | h);
+  // Rebias 127 -> 15; a carry of the rounding into the exponent is correct.
+  return static_cast<uint16_t>(sign | shift_right_nearest_even(magnitude - 0x38000000u, 13));
 }
 
 inline float bfloat_to_float(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
@@ -76,7 +77,7 @@ inline float bfloat_to_float(uint16_t b) { return std::bit_cast<float>(static_ca
 inline uint16_t float_to_bfloat(float f) {
   const uint32_t x = std::bit_cast<uint32_t>(f);
   if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
-  return static_cast<uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+  return static_cast<uint16_t>(shift_right_nearest_even(x, 16));
 }
 
 // Rounds x to a binary format with `fraction_bits` stored mantissa bits, normal exponents
