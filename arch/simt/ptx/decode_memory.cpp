@@ -304,6 +304,10 @@ void wmma_mma(D& x) {
   d.type2 = ct;
   d.op = in == PtxType::bf16 ? 1 : 0;
   d.half_warp_sources = 16;  // a and b: lanes 16-31 repeat lanes 0-15 (exec_tensor.cpp)
+  // Every version of the handler reads a, b and c in full before it writes d (warp_mma.h,
+  // exec_tensor.cpp), so d may take c's slots: a GEMM's accumulators then need one set of
+  // slots, not two.
+  d.flags |= DecodedInstruction::kFlagSourcesReadFirst;
   const auto a = fragment(x, x.operand(1), 8, false, PtxType::b32);
   const auto b = fragment(x, x.operand(2), 8, false, PtxType::b32);
   const auto c = fragment(x, x.operand(3), fragment_registers('c', ct), false, PtxType::b32);

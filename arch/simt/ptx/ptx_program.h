@@ -75,6 +75,9 @@ struct DecodedInstruction {
   // aux holds an operand encoding (wmma's stride), renamed with the others (register_slots.h).
   static constexpr uint8_t kFlagAuxOperand = 16;
   static constexpr uint8_t kFlagAuxNarrow = 32;  // that operand is in a narrow slot (register_slots.h)
+  // The handler reads every operand in full before it writes any destination (wmma.mma), so
+  // its results may share slots with operands that die there (register_slots.h).
+  static constexpr uint8_t kFlagSourcesReadFirst = 64;
 };
 
 struct KernelParam {

@@ -14,7 +14,11 @@
 // write only active lanes, so each lane's slot contents follow exactly its own thread's path
 // through the CFG. Guarded writes do not end a value's life (the guard may be false).
 // Every instruction's results also interfere with its own sources, so no handler ever sees
-// a source and a destination in one slot unless the PTX itself named the same register.
+// a source and a destination in one slot unless the PTX itself named the same register;
+// except where the handler reads all its operands before it writes (wmma.mma, flagged
+// kFlagSourcesReadFirst at decode): there a result may take the slot of an operand that
+// dies there, so a GEMM's chain of accumulators (d of one MMA is c of the next) lives in
+// one set of slots, not two, and each MMA writes the host lines it has just read.
 //
 // Narrow registers. A register of at most 32 bits held in a 64-bit lane wastes half of
 // every host cache line the handlers touch and half of the register memory. So a register
