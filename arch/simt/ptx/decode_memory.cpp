@@ -305,8 +305,7 @@ void wmma_mma(D& x) {
   d.op = in == PtxType::bf16 ? 1 : 0;
   d.half_warp_sources = 16;  // a and b: lanes 16-31 repeat lanes 0-15 (exec_tensor.cpp)
   // Every version of the handler reads a, b and c in full before it writes d (warp_mma.h,
-  // exec_tensor.cpp), so d may take c's slots: a GEMM's accumulators then need one set of
-  // slots, not two.
+  // exec_tensor.cpp), so d may take the slots of operands that die here (register_slots.h).
   d.flags |= DecodedInstruction::kFlagSourcesReadFirst;
   const auto a = fragment(x, x.operand(1), 8, false, PtxType::b32);
   const auto b = fragment(x, x.operand(2), 8, false, PtxType::b32);

@@ -196,11 +196,10 @@ void pack_register_slots(PtxKernel& k, bool narrow_allowed) {
     Bits live = live_out[b];
     for (uint32_t pc = g.end_of(b); pc-- > g.block_start[b];) {
       const RegisterAccess& a = access[pc];
-      // A handler that reads all its operands before it writes may put a result in the slot
-      // of an operand that dies there: a GEMM's chain of wmma.mma accumulators then needs
-      // one set of slots, not two. (A result whose old value must survive, where a guard or
-      // the active mask leaves lanes unwritten, is live through the instruction, as the
-      // operands it reads are, so liveness keeps the two apart.)
+      // kFlagSourcesReadFirst (register_slots.h): no edges from the results to the operands.
+      // That is safe because a result whose old value must survive, where a guard or the
+      // active mask leaves lanes unwritten, is live through the instruction, as the operands
+      // it reads are, so liveness keeps the two apart.
       const bool reads_first = k.code[pc].flags & DecodedInstruction::kFlagSourcesReadFirst;
       for (uint32_t w : a.writes) {
         live.for_each([&](size_t v) { edge(w, v); });
