@@ -15,10 +15,8 @@
 #include "arch/simt/kernels/recipe_runner.h"
 #include "arch/simt/ptx/control_flow_graph.h"
 #include "arch/simt/ptx/ptx_decode.h"
-#include "arch/simt/ptx/ptx_parser.h"
 #include "arch/simt/ptx/register_access.h"
-#include "arch/simt/ptx/run_functional.h"
-#include "sim/embedded_files.h"
+#include "tests/ptx_test_kernels.h"
 
 using namespace loom;
 using namespace loom::simt;
@@ -26,14 +24,11 @@ using namespace loom::simt;
 namespace {
 
 PtxKernel decode_shipped(const std::string& name, bool schedule) {
-  const PtxModule module = parse_ptx(embedded_file("ptx/" + name), "validate/kernels/" + name + ".ptx");
-  return decode_kernel(module, name, DecodeOptions{.schedule = schedule});
+  return loom_test::decode_shipped(name, DecodeOptions{.schedule = schedule});
 }
 
 PtxKernel decode_text(const std::string& body, bool schedule) {
-  const std::string text = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k(.param .u64 out)\n{\n" +
-                           body + "}\n";
-  return decode_kernel(parse_ptx(text, "k.ptx"), "", DecodeOptions{.schedule = schedule});
+  return loom_test::decode_text(body, DecodeOptions{.schedule = schedule});
 }
 
 // The PTX line of the instruction at each pc: identifies it across both orders.
@@ -47,13 +42,6 @@ bool is_load(const StaticInstruction& s) { return s.unit == Unit::ldst && !s.is_
 
 bool overlap(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
   return std::any_of(a.begin(), a.end(), [&](uint32_t x) { return std::find(b.begin(), b.end(), x) != b.end(); });
-}
-
-// Runs `kernel` on the recipe's buffers, functionally: every buffer afterwards.
-std::vector<HostBuffer> run(const LaunchRecipe& recipe, const PtxKernel& kernel) {
-  RecipeInstance instance(recipe, kernel, initial_buffers(recipe, 7));
-  run_functional(instance.model());
-  return instance.read_back();
 }
 
 }  // namespace
@@ -126,11 +114,9 @@ TEST_CASE("issue order: every shipped kernel computes the same memory either way
   for (const KernelInfo& info : kernel_catalog()) {
     CAPTURE(info.name);
     // Small launches: the defaults, except the GEMMs and the convolution.
-    std::map<std::string, int64_t> sizes;
-    if (info.name.find("gemm") != std::string::npos && info.name != "conv_implicit_gemm") sizes = {{"M", 64}, {"N", 48}, {"K", 80}};
-    if (info.name == "conv_implicit_gemm") sizes = {{"C", 16}, {"H", 14}, {"W", 14}, {"K", 32}};
-    const LaunchRecipe recipe = make_launch_recipe(info.name, sizes);
-    CHECK(run(recipe, decode_shipped(info.name, true)) == run(recipe, decode_shipped(info.name, false)));
+    const LaunchRecipe recipe = make_launch_recipe(info.name, loom_test::small_sizes(info.name));
+    CHECK(loom_test::run_recipe_functionally(recipe, decode_shipped(info.name, true)) ==
+          loom_test::run_recipe_functionally(recipe, decode_shipped(info.name, false)));
   }
 }
 

@@ -17,62 +17,30 @@
 #include "arch/simt/gpu_config.h"
 #include "arch/simt/kernels/kernel_catalog.h"
 #include "arch/simt/kernels/recipe_runner.h"
-#include "arch/simt/ptx/kernel_arguments.h"
 #include "arch/simt/ptx/ptx_decode.h"
-#include "arch/simt/ptx/ptx_parser.h"
 #include "arch/simt/ptx/ptx_types.h"
 #include "arch/simt/ptx/run_functional.h"
 #include "arch/simt/timing/gpu_engine.h"
-#include "sim/embedded_files.h"
+#include "tests/ptx_test_kernels.h"
 
 using namespace loom;
 using namespace loom::simt;
-using KA = KernelArgument;
+using loom_test::pc_of;
+using loom_test::run_recipe_functionally;
+using loom_test::small_sizes;
 
 namespace {
 
 PtxKernel decode_shipped(const std::string& name, bool narrow) {
-  const PtxModule module = parse_ptx(embedded_file("ptx/" + name), "validate/kernels/" + name + ".ptx");
-  return decode_kernel(module, name, DecodeOptions{.narrow_registers = narrow});
+  return loom_test::decode_shipped(name, DecodeOptions{.narrow_registers = narrow});
 }
 
 PtxKernel decode_text(const std::string& body, bool narrow) {
-  const std::string text = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k(.param .u64 out)\n{\n" +
-                           body + "}\n";
-  return decode_kernel(parse_ptx(text, "k.ptx"), "", DecodeOptions{.narrow_registers = narrow});
-}
-
-// The pc of the first instruction whose text holds `part`.
-size_t pc_of(const PtxKernel& k, const std::string& part) {
-  for (size_t pc = 0; pc < k.statics.size(); ++pc)
-    if (k.statics[pc].text.find(part) != std::string::npos) return pc;
-  FAIL("no instruction holds " << part);
-  return 0;
-}
-
-// Small launches: the defaults, except the GEMMs and the convolution.
-std::map<std::string, int64_t> small_sizes(const std::string& name) {
-  if (name.find("gemm") != std::string::npos && name != "conv_implicit_gemm") return {{"M", 64}, {"N", 48}, {"K", 80}};
-  if (name == "conv_implicit_gemm") return {{"C", 16}, {"H", 14}, {"W", 14}, {"K", 32}};
-  return {};
-}
-
-std::vector<HostBuffer> run(const LaunchRecipe& recipe, const PtxKernel& kernel) {
-  RecipeInstance instance(recipe, kernel, initial_buffers(recipe, 7));
-  run_functional(instance.model());
-  return instance.read_back();
+  return loom_test::decode_text(body, DecodeOptions{.narrow_registers = narrow});
 }
 
 // Every buffer of a run of `kernel` on one warp with `out` 32 words.
-std::vector<uint32_t> run_text(const PtxKernel& kernel) {
-  GlobalMemory memory;
-  const uint64_t out = memory.allocate(32 * 4 * 4, "out");
-  LaunchConfig config;
-  config.block = {32, 1, 1};
-  FunctionalModel model(kernel, config, bind_kernel_arguments(kernel, {KA::pointer(out)}), memory);
-  run_functional(model);
-  return memory.read<uint32_t>(out, 32 * 4);
-}
+std::vector<uint32_t> run_text(const PtxKernel& kernel) { return loom_test::run_one_warp(kernel, 32 * 4); }
 
 }  // namespace
 
@@ -321,7 +289,8 @@ TEST_CASE("narrow registers: every shipped kernel computes the same memory eithe
   for (const KernelInfo& info : kernel_catalog()) {
     CAPTURE(info.name);
     const LaunchRecipe recipe = make_launch_recipe(info.name, small_sizes(info.name));
-    CHECK(run(recipe, decode_shipped(info.name, true)) == run(recipe, decode_shipped(info.name, false)));
+    CHECK(run_recipe_functionally(recipe, decode_shipped(info.name, true)) ==
+          run_recipe_functionally(recipe, decode_shipped(info.name, false)));
   }
 }
 

@@ -170,7 +170,22 @@ void DecodeContext::begin(const PtxStatement& statement, DecodedInstruction& dec
   }
 }
 
+namespace {
+// Opcodes whose handlers compute each active lane from that lane's operands alone.
+bool lane_local_opcode(std::string_view base) {
+  static constexpr std::string_view kLaneLocal[] = {"add", "sub",  "mul", "mad", "mul24", "mad24", "and", "or",
+                                                    "xor", "not",  "shl", "shr", "cvt",   "cvta",  "mov", "neg",
+                                                    "abs", "cnot", "min", "max"};
+  for (const std::string_view name : kLaneLocal)
+    if (base == name) return true;
+  return false;
+}
+}  // namespace
+
 void DecodeContext::finish() {
+  // A move from %clock reads the warp's clock, not an operand.
+  decoded_->lane_local = decoded_->control == Control::none && lane_local_opcode(opcode_.base) &&
+                         decoded_->exec != clock_handler();
   // The guard predicate is read too; it goes last so that an MMA's 24 operands fit first.
   if (decoded_->guard != kNoOperand) note_src(decoded_->guard);
   info_->n_src = static_cast<uint8_t>(std::min<size_t>(srcs_.size(), StaticInstruction::kMaxSrc));

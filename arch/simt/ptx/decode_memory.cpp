@@ -246,6 +246,7 @@ void wmma_memory(D& x, bool load) {
   d.mode = static_cast<uint8_t>(layout);
   d.aux = x.statement().operands.size() == 3 ? x.read(x.operand(2), PtxType::u32) : kNoOperand;
   if (d.aux != kNoOperand) d.flags |= DecodedInstruction::kFlagAuxOperand;
+  d.first_lane_address = true;  // the tile's address and stride are warp-uniform (exec_tensor.cpp)
   if (load) {
     const auto dst = fragment(x, x.operand(0), regs, true, t);
     std::copy(dst.begin(), dst.end(), d.dst.begin());

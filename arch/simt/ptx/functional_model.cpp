@@ -226,7 +226,9 @@ void FunctionalModel::prefetch(const WarpStateHandle& warp, const StaticInstruct
         context.warp = &w;
         context.warp_index = static_cast<uint32_t>(warp);
         context.out = &out;
-        d.exec(context, d, mask);
+        // A result read only at the first active lane is computed for that lane alone
+        // (first_lane_results.h); out.active_mask keeps every active lane for the counts.
+        d.exec(context, d, d.flags & DecodedInstruction::kFlagFirstLaneOnly ? mask & (0u - mask) : mask);
       }
       move_top(w, top, pc + 1);  // the entry already at hand: no handler touches the stack
       return;

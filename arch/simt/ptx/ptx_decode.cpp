@@ -1,6 +1,7 @@
 #include "arch/simt/ptx/ptx_decode.h"
 
 #include "arch/simt/ptx/decode_context.h"
+#include "arch/simt/ptx/first_lane_results.h"
 #include "arch/simt/ptx/issue_order.h"
 #include "arch/simt/ptx/ptx_parser.h"
 #include "arch/simt/ptx/reconvergence.h"
@@ -71,6 +72,7 @@ PtxKernel decode_kernel(const PtxModule& module, const std::string& entry_name, 
   kernel.estimated_registers = estimate_registers_per_thread(kernel);
   if (options.schedule) schedule_issue_order(kernel);
   assign_reconvergence_points(kernel.code);
+  if (options.first_lane_results) mark_first_lane_results(kernel);  // on register ids, before packing
   pack_register_slots(kernel, options.narrow_registers);  // after everything that reads operands as register ids
   return kernel;
 }

@@ -18,6 +18,10 @@ struct DecodeOptions {
   // has a narrow handler (register_slots.h); false: every register in 64-bit lanes (the
   // reference the tests compare with).
   bool narrow_registers = true;
+  // Run instructions whose results are only read at the first active lane for that lane
+  // alone (first_lane_results.h); false: for every active lane (the reference the tests
+  // compare with).
+  bool first_lane_results = true;
 };
 
 // The kernel `entry_name` of the module ("" when the module has exactly one).

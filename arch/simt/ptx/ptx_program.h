@@ -67,6 +67,13 @@ struct DecodedInstruction {
   // Leading sources of which the handler reads lanes 0-15 only (wmma.mma's a and b
   // fragments), so that a hint for the instruction asks for no more of them.
   uint8_t half_warp_sources = 0;
+  // The handler computes each active lane's results from that lane's operands alone, with
+  // no memory and no other lane (integer arithmetic, conversions, moves): set at decode,
+  // for first_lane_results.h.
+  bool lane_local = false;
+  // The handler reads its address and aux operands at the first active lane only (wmma
+  // load and store): set at decode, for first_lane_results.h.
+  bool first_lane_address = false;
   // Entries past n_dst / n_src are kNoOperand: no pass mistakes them for register 0.
   std::array<uint32_t, StaticInstruction::kMaxDst> dst = no_operands<StaticInstruction::kMaxDst>();
   std::array<uint32_t, StaticInstruction::kMaxSrc> src = no_operands<StaticInstruction::kMaxSrc>();
@@ -78,6 +85,9 @@ struct DecodedInstruction {
   // The handler reads every operand in full before it writes any destination (wmma.mma), so
   // its results may share slots with operands that die there (register_slots.h).
   static constexpr uint8_t kFlagSourcesReadFirst = 64;
+  // Only the first active lane of the result is ever read (first_lane_results.h): the
+  // executor runs the handler for that lane alone.
+  static constexpr uint8_t kFlagFirstLaneOnly = 128;
 };
 
 struct KernelParam {
