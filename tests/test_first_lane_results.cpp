@@ -65,9 +65,9 @@ TEST_CASE("first-lane results: the WMMA GEMM's address chains run for one lane, 
   // The epilogue's store address, down to its pointer conversion.
   CHECK(flagged(k, "cvta.to.global.u64 %rd50, %rd11"));
   CHECK(flagged(k, "add.s64 %rd52, %rd50, %rd51"));
-  // Left: the loop counter (read in the next iteration and by the tail loop), the
-  // loop-invariant offsets (read in other blocks), the tail loop's pointers (written twice)
-  // and every predicate and MMA.
+  // Left: the loop counter (written before the loop and in it), the loop-invariant offsets
+  // (read in other blocks), the tail loop's pointers (written twice) and every predicate and
+  // MMA.
   CHECK_FALSE(flagged(k, "add.s32 %r115, %r115, 64"));
   CHECK_FALSE(flagged(k, "cvt.s64.s32 %rd3, %r23"));
   CHECK_FALSE(flagged(k, "add.s64 %rd54, %rd54, 32"));

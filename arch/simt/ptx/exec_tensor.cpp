@@ -36,7 +36,9 @@ uint8_t* line_at(WarpContext& c, uint64_t address, uint32_t bytes, int lane, int
 }
 
 // The leading dimension in elements (aux: its operand, or kNoOperand for the default 16),
-// read from the first active lane: PTX requires it to be warp-uniform.
+// read from the first active lane: PTX requires it to be warp-uniform. The address too is
+// read at the first active lane only, in every path below: first_lane_results.h counts on
+// both (DecodedInstruction::first_lane_address).
 uint64_t stride_of(WarpContext& c, const DecodedInstruction& i, uint32_t mask) {
   if (i.aux == kNoOperand) return kTile;
   if (i.flags & DecodedInstruction::kFlagAuxNarrow) return c.src_as<uint32_t>(static_cast<uint32_t>(i.aux))[first_lane(mask)];
