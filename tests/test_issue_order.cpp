@@ -113,7 +113,6 @@ TEST_CASE("issue order: the naive GEMM's loop issues its eight loads before its 
 TEST_CASE("issue order: every shipped kernel computes the same memory either way") {
   for (const KernelInfo& info : kernel_catalog()) {
     CAPTURE(info.name);
-    // Small launches: the defaults, except the GEMMs and the convolution.
     const LaunchRecipe recipe = make_launch_recipe(info.name, loom_test::small_sizes(info.name));
     CHECK(loom_test::run_recipe_functionally(recipe, decode_shipped(info.name, true)) ==
           loom_test::run_recipe_functionally(recipe, decode_shipped(info.name, false)));

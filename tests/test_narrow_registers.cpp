@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -19,7 +18,6 @@
 #include "arch/simt/kernels/recipe_runner.h"
 #include "arch/simt/ptx/ptx_decode.h"
 #include "arch/simt/ptx/ptx_types.h"
-#include "arch/simt/ptx/run_functional.h"
 #include "arch/simt/timing/gpu_engine.h"
 #include "tests/ptx_test_kernels.h"
 
@@ -39,7 +37,7 @@ PtxKernel decode_text(const std::string& body, bool narrow) {
   return loom_test::decode_text(body, DecodeOptions{.narrow_registers = narrow});
 }
 
-// Every buffer of a run of `kernel` on one warp with `out` 32 words.
+// `out` (4 words per lane) after one warp of `kernel`.
 std::vector<uint32_t> run_text(const PtxKernel& kernel) { return loom_test::run_one_warp(kernel, 32 * 4); }
 
 }  // namespace
