@@ -2,9 +2,11 @@
 
 #include <doctest/doctest.h>
 
+#include "apps/layer_record_json.h"
 #include "arch/simt/ptx/kernel_arguments.h"
 #include "arch/simt/ptx/ptx_parser.h"
 #include "arch/simt/ptx/run_functional.h"
+#include "arch/simt/timing/gpu_engine.h"
 #include "sim/embedded_files.h"
 
 namespace loom_test {
@@ -40,6 +42,14 @@ std::vector<HostBuffer> run_recipe_functionally(const LaunchRecipe& recipe, cons
   RecipeInstance instance(recipe, kernel, initial_buffers(recipe, 7));
   run_functional(instance.model());
   return instance.read_back();
+}
+
+TimedRun run_recipe_timed(const GpuConfig& config, const LaunchRecipe& recipe, const PtxKernel& kernel) {
+  RecipeInstance instance(recipe, kernel, initial_buffers(recipe, 7));
+  TimedRun run;
+  run.stats = gpu_stats_to_json(simulate_launch(config, instance.model())).dump();
+  run.memory = instance.read_back();
+  return run;
 }
 
 std::vector<uint32_t> run_one_warp(const PtxKernel& kernel, size_t words) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "arch/simt/gpu_config.h"
 #include "arch/simt/kernels/recipe_runner.h"
 #include "arch/simt/ptx/ptx_decode.h"
 
@@ -23,6 +24,14 @@ std::map<std::string, int64_t> small_sizes(const std::string& name);
 // Runs `kernel` functionally on the recipe's buffers (seed 7): every buffer afterwards.
 std::vector<loom::simt::HostBuffer> run_recipe_functionally(const loom::simt::LaunchRecipe& recipe,
                                                             const loom::simt::PtxKernel& kernel);
+// A timed launch of `kernel` on the recipe's buffers (seed 7): the statistics as the reports
+// print them (JSON) and every buffer afterwards.
+struct TimedRun {
+  std::string stats;
+  std::vector<loom::simt::HostBuffer> memory;
+};
+TimedRun run_recipe_timed(const loom::simt::GpuConfig& config, const loom::simt::LaunchRecipe& recipe,
+                          const loom::simt::PtxKernel& kernel);
 // Runs decode_text's kernel on one warp with `out` of `words` 32-bit words (zeroed): `out` after.
 std::vector<uint32_t> run_one_warp(const loom::simt::PtxKernel& kernel, size_t words);
 

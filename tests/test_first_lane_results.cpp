@@ -11,12 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "apps/layer_record_json.h"
 #include "arch/simt/gpu_config.h"
 #include "arch/simt/kernels/kernel_catalog.h"
 #include "arch/simt/kernels/recipe_runner.h"
 #include "arch/simt/ptx/ptx_decode.h"
-#include "arch/simt/timing/gpu_engine.h"
 #include "tests/ptx_test_kernels.h"
 
 using namespace loom;
@@ -168,15 +166,9 @@ TEST_CASE("first-lane results: the timing model's statistics do not change") {
   for (const char* kernel : {"wmma_gemm", "mma_chain"}) {
     CAPTURE(kernel);
     const LaunchRecipe recipe = make_launch_recipe(kernel, loom_test::small_sizes(kernel));
-    std::vector<std::string> stats;  // the JSON the reports print
-    std::vector<std::vector<HostBuffer>> memory;
-    for (const bool first_lane : {true, false}) {
-      const PtxKernel decoded = decode_shipped(kernel, first_lane);
-      RecipeInstance instance(recipe, decoded, initial_buffers(recipe, 7));
-      stats.push_back(gpu_stats_to_json(simulate_launch(config, instance.model())).dump());
-      memory.push_back(instance.read_back());
-    }
-    CHECK(stats[0] == stats[1]);
-    CHECK(memory[0] == memory[1]);
+    const loom_test::TimedRun with = loom_test::run_recipe_timed(config, recipe, decode_shipped(kernel, true));
+    const loom_test::TimedRun without = loom_test::run_recipe_timed(config, recipe, decode_shipped(kernel, false));
+    CHECK(with.stats == without.stats);
+    CHECK(with.memory == without.memory);
   }
 }
