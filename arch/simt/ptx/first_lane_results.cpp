@@ -8,9 +8,9 @@
 
 namespace loom::simt {
 
-int mark_first_lane_results(PtxKernel& k) {
+void mark_first_lane_results(PtxKernel& k) {
   std::vector<RegisterAccess> access;
-  if (!collect_register_access(k, access)) return 0;  // operands not fully known: leave it be
+  if (!collect_register_access(k, access)) return;  // operands not fully known: leave it be
   const size_t n = k.code.size();
   const ControlFlowGraph g = build_control_flow_graph(k.code);
   std::vector<int> writers(k.register_count(), 0);
@@ -52,13 +52,8 @@ int mark_first_lane_results(PtxKernel& k) {
         }
     }
   }
-  int count = 0;
   for (size_t pc = 0; pc < n; ++pc)
-    if (flagged[pc]) {
-      k.code[pc].flags |= DecodedInstruction::kFlagFirstLaneOnly;
-      ++count;
-    }
-  return count;
+    if (flagged[pc]) k.code[pc].flags |= DecodedInstruction::kFlagFirstLaneOnly;
 }
 
 }  // namespace loom::simt

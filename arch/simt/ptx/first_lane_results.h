@@ -31,7 +31,7 @@
 namespace loom::simt {
 
 // Sets kFlagFirstLaneOnly on the instructions above. Operands must still be register ids
-// (before pack_register_slots). Returns how many were flagged.
-int mark_first_lane_results(PtxKernel& kernel);
+// (before pack_register_slots).
+void mark_first_lane_results(PtxKernel& kernel);
 
 }  // namespace loom::simt
