@@ -1,0 +1,85 @@
+// The SIMT timing model's results, pinned. tests/data/simt_timing_reference.json lists
+// launches of the shipped kernels (every kernel on the V100 at its default sizes, the GEMMs
+// and the reduction on the other GPUs, the WMMA GEMM at 512^3) with every counter each one
+// produced (GpuStats, as the reports write them). This test runs each launch again and
+// requires every counter to be equal.
+//
+// Why: most changes to the simulator are for its speed (docs/performance.md), and each must
+// leave every simulated result as it was. A changed counter here names the launch and the
+// counter. A change that moves results on purpose (a model change) rewrites the file:
+//
+//   LOOM_WRITE_TIMING_REFERENCE=1 build/loom_tests -tc='*reference launches*'
+//
+// and the file's diff shows what moved, for review with the change.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/layer_record_json.h"
+#include "arch/simt/gpu_config.h"
+#include "arch/simt/kernels/kernel_catalog.h"
+#include "arch/simt/kernels/recipe_runner.h"
+
+using namespace loom;
+using namespace loom::simt;
+using Json = nlohmann::json;
+
+namespace {
+
+const std::string kReferencePath = std::string(LOOM_SOURCE_DIR) + "/tests/data/simt_timing_reference.json";
+
+Json read_reference() {
+  std::ifstream in(kReferencePath);
+  REQUIRE_MESSAGE(in.good(), "cannot read " << kReferencePath);
+  return Json::parse(in);
+}
+
+// The statistics of one listed launch, computed now: inputs as `loom gpu` makes them (its
+// default seed), without the CPU check of the outputs (other tests check those).
+Json simulate(const Json& c) {
+  const GpuConfig config = load_gpu_config(std::string(LOOM_SOURCE_DIR) + "/" + c.at("arch").get<std::string>());
+  const std::string kernel = c.at("kernel").get<std::string>();
+  const LaunchRecipe recipe = make_launch_recipe(kernel, c.at("sizes").get<std::map<std::string, int64_t>>(), "sizes");
+  RecipeRunOptions options;
+  options.verify = false;
+  return gpu_stats_to_json(run_recipe(recipe, shipped_kernel(kernel), config, options).stats);
+}
+
+std::string name_of(const Json& c) {
+  std::string name = c.at("arch").get<std::string>() + " " + c.at("kernel").get<std::string>();
+  for (const auto& [size, value] : c.at("sizes").items()) name += " " + size + "=" + std::to_string(value.get<int64_t>());
+  return name;
+}
+
+}  // namespace
+
+TEST_CASE("simt timing: reference launches give the recorded statistics, counter for counter") {
+  Json reference = read_reference();
+  Json& cases = reference.at("cases");
+  REQUIRE(cases.size() >= 20);
+  if (std::getenv("LOOM_WRITE_TIMING_REFERENCE")) {
+    for (Json& c : cases) c["stats"] = simulate(c);
+    std::ofstream(kReferencePath) << reference.dump(2) << "\n";
+    MESSAGE("wrote " << kReferencePath << " (" << cases.size() << " launches): review its diff");
+    return;
+  }
+  for (const Json& c : cases) {
+    const std::string launch = name_of(c);
+    CAPTURE(launch);
+    const Json now = simulate(c);
+    const Json& recorded = c.at("stats");
+    REQUIRE(recorded.is_object());
+    // Counter by counter, so that a failure names what moved.
+    for (const auto& [counter, value] : recorded.items()) {
+      CAPTURE(counter);
+      REQUIRE(now.contains(counter));
+      CHECK(now.at(counter) == value);
+    }
+    CHECK(now.size() == recorded.size());  // a counter added to GpuStats: rewrite the file
+  }
+}
