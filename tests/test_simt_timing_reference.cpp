@@ -1,6 +1,7 @@
 // The SIMT timing model's results, pinned. tests/data/simt_timing_reference.json lists
 // launches of the shipped kernels (every kernel on the V100 at its default sizes, the GEMMs
-// and the reduction on the other GPUs, the WMMA GEMM at 512^3) with every counter each one
+// and the reduction on the other GPUs, the WMMA GEMM at 512^3, the tiled GEMM and the
+// reduction under loose round-robin scheduling) with every counter each one
 // produced (GpuStats, as the reports write them). This test runs each launch again and
 // requires every counter to be equal.
 //
@@ -42,7 +43,9 @@ Json read_reference() {
 // The statistics of one listed launch, computed now: inputs as `loom gpu` makes them (its
 // default seed), without the CPU check of the outputs (other tests check those).
 Json simulate(const Json& c) {
-  const GpuConfig config = load_gpu_config(std::string(LOOM_SOURCE_DIR) + "/" + c.at("arch").get<std::string>());
+  GpuConfig config = load_gpu_config(std::string(LOOM_SOURCE_DIR) + "/" + c.at("arch").get<std::string>());
+  // Every shipped config schedules GTO; a case may ask for loose round-robin instead.
+  if (c.value("scheduler", "gto") == "lrr") config.scheduler = WarpSchedulerPolicy::lrr;
   const std::string kernel = c.at("kernel").get<std::string>();
   const LaunchRecipe recipe = make_launch_recipe(kernel, c.at("sizes").get<std::map<std::string, int64_t>>(), "sizes");
   RecipeRunOptions options;
@@ -53,6 +56,7 @@ Json simulate(const Json& c) {
 std::string name_of(const Json& c) {
   std::string name = c.at("arch").get<std::string>() + " " + c.at("kernel").get<std::string>();
   for (const auto& [size, value] : c.at("sizes").items()) name += " " + size + "=" + std::to_string(value.get<int64_t>());
+  if (c.contains("scheduler")) name += " scheduler=" + c.at("scheduler").get<std::string>();
   return name;
 }
 
