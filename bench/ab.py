@@ -36,7 +36,7 @@ def executable(path):
                          f"{candidate} does not exist")
     if not os.access(candidate, os.X_OK):
         raise InputError(f"{candidate}: not executable")
-    return candidate
+    return os.path.abspath(candidate)  # a bare name would otherwise be looked up in PATH
 
 
 def run_once(binary, args, kernel):

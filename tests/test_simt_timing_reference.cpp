@@ -45,7 +45,9 @@ Json read_reference() {
 Json simulate(const Json& c) {
   GpuConfig config = load_gpu_config(std::string(LOOM_SOURCE_DIR) + "/" + c.at("arch").get<std::string>());
   // Every shipped config schedules GTO; a case may ask for loose round-robin instead.
-  if (c.value("scheduler", "gto") == "lrr") config.scheduler = WarpSchedulerPolicy::lrr;
+  const std::string scheduler = c.value("scheduler", "gto");
+  REQUIRE_MESSAGE((scheduler == "gto" || scheduler == "lrr"), "scheduler: expected \"gto\" or \"lrr\", got " << scheduler);
+  if (scheduler == "lrr") config.scheduler = WarpSchedulerPolicy::lrr;
   const std::string kernel = c.at("kernel").get<std::string>();
   const LaunchRecipe recipe = make_launch_recipe(kernel, c.at("sizes").get<std::map<std::string, int64_t>>(), "sizes");
   RecipeRunOptions options;

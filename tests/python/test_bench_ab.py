@@ -57,6 +57,14 @@ class BenchAbTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("mean +25.0%", r.stdout)
 
+    def test_a_bare_file_name_is_the_file_in_the_working_directory(self):
+        fake_bench(self.dir.name, "old", 4.0e6)
+        fake_bench(self.dir.name, "new", 2.0e6)
+        r = subprocess.run([sys.executable, AB, "old", "new", "--pairs", "1"], capture_output=True, text=True,
+                           cwd=self.dir.name)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("mean -50.0%", r.stdout)
+
     def test_builds_that_simulate_different_cycles_are_flagged(self):
         old = fake_bench(self.dir.name, "old", 4.0e6, cycles=163369)
         new = fake_bench(self.dir.name, "new", 4.0e6, cycles=163124)
