@@ -28,6 +28,14 @@ class InputError(Exception):
     pass
 
 
+class RunFailed(Exception):
+    """A benchmark run that exited with an error; `code` is its exit status."""
+
+    def __init__(self, message, code):
+        super().__init__(message)
+        self.code = code
+
+
 def executable(path):
     """The loom_bench that `path` names: the file itself, or build_dir/loom_bench."""
     candidate = os.path.join(path, "loom_bench") if os.path.isdir(path) else path
@@ -45,7 +53,8 @@ def run_once(binary, args, kernel):
     done = subprocess.run(pin + [binary, "gpu"] + args, capture_output=True, text=True)
     if done.returncode != 0:
         tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
-        raise RuntimeError(f"{binary} gpu {' '.join(args)} exited with {done.returncode}: " + " | ".join(tail))
+        raise RunFailed(f"{binary} gpu {' '.join(args)} exited with {done.returncode}: " + " | ".join(tail),
+                        done.returncode)
     for line in done.stdout.splitlines():
         fields = line.split()
         if len(fields) >= 5 and fields[0] == kernel:
@@ -53,8 +62,8 @@ def run_once(binary, args, kernel):
                 return int(fields[1]), int(fields[2]), float(fields[4])
             except ValueError:
                 break
-    raise RuntimeError(f"{binary}: no result line for {kernel} in its output (expected "
-                       f"'{kernel} WARP_INSTR CYCLES WALL_S RATE ...')")
+    raise RunFailed(f"{binary}: no result line for {kernel} in its output (expected "
+                    f"'{kernel} WARP_INSTR CYCLES WALL_S RATE ...')", 1)
 
 
 def summary(ratios):
@@ -79,8 +88,10 @@ def main(argv):
     try:
         if options.pairs < 1:
             raise InputError(f"--pairs: expected at least 1, got {options.pairs}")
-        if options.size < 16 or options.size % 16:
-            raise InputError(f"--size: expected a multiple of 16 of at least 16, got {options.size}")
+        # The kernel's own rules (the WMMA GEMM's multiples of 16) are loom_bench's to check:
+        # a size it refuses stops the first run with its message and exit code 2.
+        if options.size < 1:
+            raise InputError(f"--size: expected at least 1, got {options.size}")
         builds = {"OLD": executable(options.old), "NEW": executable(options.new)}
     except InputError as e:
         print(f"error: {e}", file=sys.stderr)
@@ -104,10 +115,10 @@ def main(argv):
             print(f"{pair + 1:>4} {old_rate:>17.4g} {new_rate:>17.4g} {ratios[-1]:>8.3f}{note}", flush=True)
     except KeyboardInterrupt:
         print("interrupted")
-    except RuntimeError as e:
+    except RunFailed as e:
         print(f"error: {e}", file=sys.stderr)
         print(summary(ratios))
-        return 1
+        return 2 if e.code == 2 else 1  # 2: loom_bench refused its input, which is ab's
     print(summary(ratios))
     return 0
 

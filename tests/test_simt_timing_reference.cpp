@@ -70,7 +70,9 @@ TEST_CASE("simt timing: reference launches give the recorded statistics, counter
   REQUIRE(cases.size() >= 20);  // a file emptied by mistake would pass with nothing checked
   if (std::getenv("LOOM_WRITE_TIMING_REFERENCE")) {
     for (Json& c : cases) c["stats"] = simulate(c);
-    std::ofstream(kReferencePath) << reference.dump(2) << "\n";
+    std::ofstream out(kReferencePath);
+    out << reference.dump(2) << "\n";
+    REQUIRE_MESSAGE(out.good(), "cannot write " << kReferencePath);
     MESSAGE("wrote " << kReferencePath << " (" << cases.size() << " launches): review its diff");
     return;
   }

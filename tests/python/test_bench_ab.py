@@ -83,9 +83,17 @@ class BenchAbTest(unittest.TestCase):
         r = run_ab(old, old, "--pairs", "0")
         self.assertEqual(r.returncode, 2)
         self.assertIn("--pairs: expected at least 1, got 0", r.stderr)
-        r = run_ab(old, old, "--size", "100")
+        r = run_ab(old, old, "--size", "0")
         self.assertEqual(r.returncode, 2)
         self.assertIn("--size", r.stderr)
+
+    def test_input_the_benchmark_refuses_is_an_input_error(self):
+        old = fake_bench(self.dir.name, "old", 4.0e6)
+        refusing = fake_bench(self.dir.name, "refusing", 4.0e6, exit_code=2)
+        r = run_ab(old, refusing, "--size", "100")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("exited with 2", r.stderr)
+        self.assertIn("--size 100", r.stderr)
 
     def test_a_failing_run_stops_with_its_message_and_the_pairs_so_far(self):
         old = fake_bench(self.dir.name, "old", 4.0e6)
