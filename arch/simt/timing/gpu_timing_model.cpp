@@ -237,9 +237,19 @@ void GpuTimingModel::run_sm_cycles(int sm_index, SmState& sm, int64_t from, int6
     if (sm.next_retire <= t) retire_due(sm_index, t);
     // Rotate which sub-core goes first, so none is always first at the MIO queue.
     const size_t first = static_cast<size_t>(static_cast<uint64_t>(t) % n);  // t >= 0
-    for (size_t i = 0; i < n; ++i) {
-      const size_t k = first + i < n ? first + i : first + i - n;
-      if (sm.next_eval[k] <= t) evaluate(sm.subcores[k], t);  // kNever for a sub-core without warps
+    if constexpr (kSubcores == 4) {
+      // The sub-cores due now, as a mask rotated so that `first` is bit 0, walked bit by bit:
+      // a branch per due sub-core rather than an unpredictable one per sub-core. Exact: an
+      // evaluation moves no other sub-core's next evaluation to this cycle (wake() gets c + 1).
+      uint32_t due = 0;
+      for (size_t k = 0; k < 4; ++k) due |= static_cast<uint32_t>(sm.next_eval[k] <= t) << k;
+      due = ((due | due << 4) >> first) & 0xfu;
+      for (; due; due &= due - 1) evaluate(sm.subcores[(first + static_cast<size_t>(std::countr_zero(due))) & 3], t);
+    } else {
+      for (size_t i = 0; i < n; ++i) {
+        const size_t k = first + i < n ? first + i : first + i - n;
+        if (sm.next_eval[k] <= t) evaluate(sm.subcores[k], t);  // kNever for a sub-core without warps
+      }
     }
     ++iterations_;
   }
