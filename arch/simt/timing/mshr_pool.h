@@ -66,7 +66,10 @@ class MshrPool {
 
   void add_to_ring(int64_t release) {
     const size_t s = slot(release);
-    if (count_[s]++ == 0) occupied_[s / 64] |= uint64_t{1} << (s % 64);
+    // The bit is set whether or not the slot had releases already: no branch on a count
+    // that follows the miss latencies (it mispredicted often).
+    ++count_[s];
+    occupied_[s / 64] |= uint64_t{1} << (s % 64);
     ++in_ring_;
   }
 
