@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <deque>
 #include <array>
 #include <bit>
 #include <cmath>
@@ -487,6 +488,33 @@ TEST_CASE("simt timing: bandwidth servers, MSHRs, the MIO queue, buffers and sco
   CHECK(sb.clear_at(use, 0) == 25);
   CHECK(sb.clear_at(use, 25) == 25);  // landed
   CHECK(sb.pending() == 1);
+}
+
+TEST_CASE("simt timing: the instruction buffer's ring wraps like a queue of ready cycles") {
+  // consume() finds the youngest entry and the next head by masks; a plain queue (oldest
+  // first, the consumed entry refilled at the back) must give the same head cycles through
+  // many wrap-arounds, for every buffer size, with flushes in between.
+  for (int entries = 1; entries <= kMaxIbufferEntries; ++entries) {
+    InstructionBuffer ib;
+    ib.reset(entries, 3, 2);
+    std::deque<int64_t> queue(static_cast<size_t>(entries), 5);
+    int64_t now = 3;
+    for (int step = 0; step < 40; ++step) {
+      now += 1 + (step * 7) % 3;
+      REQUIRE(ib.head_ready() == queue.front());
+      const int latency = 1 + step % 4;
+      ib.consume(now, latency);
+      const int64_t consumed = queue.front();
+      queue.pop_front();
+      // The youngest entry left (with one entry, the one just consumed) bounds the refill.
+      queue.push_back(std::max(now + latency, queue.empty() ? consumed : queue.back()));
+      if (step % 13 == 12) {
+        ib.flush(now, 6);
+        std::fill(queue.begin(), queue.end(), now + 6);
+      }
+    }
+    CHECK(ib.head_ready() == queue.front());
+  }
 }
 
 TEST_CASE("simt timing: sectored tag array, hits and victims match a plain LRU list") {

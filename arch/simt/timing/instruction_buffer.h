@@ -28,8 +28,11 @@ class InstructionBuffer {
   // The head issued at `now`: its slot is refilled with a later instruction.
   void consume(int64_t now, int fetch_latency) {
     const int tail = head_;  // the freed slot becomes the youngest
-    head_ = head_ + 1 == entries_ ? 0 : head_ + 1;
-    const int64_t youngest = ready_[tail == 0 ? entries_ - 1 : tail - 1];
+    // The ring's wrap-arounds by masks, not branches: the warps issue in an order no branch
+    // predictor follows, so a branch on where each one's ring stands mispredicted often.
+    const int next = head_ + 1;
+    head_ = next & -static_cast<int>(next != entries_);
+    const int64_t youngest = ready_[tail - 1 + (entries_ & -static_cast<int>(tail == 0))];
     ready_[tail] = std::max(now + fetch_latency, youngest);
   }
 
