@@ -3,10 +3,10 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <deque>
 #include <array>
 #include <bit>
 #include <cmath>
+#include <deque>
 #include <list>
 #include <map>
 #include <random>
