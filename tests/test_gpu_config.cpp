@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "arch/simt/gpu_config.h"
+#include "arch/simt/timing/occupancy.h"
 #include "sim/error.h"
 #include "sim/json_reader.h"
 
@@ -175,8 +176,18 @@ TEST_CASE("gpu config: impossible values name the field and the rule") {
   j["l1_shared"]["shared_banks"] = 24;
   expect_error(j, "l1_shared.shared_banks", "power of two");
   j = good();
+  j["l1_shared"]["l1"].erase("sets");
   j["l1_shared"]["l1"]["associativity"] = 3;  // 32 KiB is not a whole number of 384-byte sets
   expect_error(j, "l1_shared.l1.associativity", "whole number of sets");
+  j = good();
+  j["l1_shared"]["l1"]["sets"] = 3;  // 32 KiB is not a whole number of ways of 3 x 128 bytes
+  expect_error(j, "l1_shared.l1.sets", "whole number of at most 65535 ways of line_bytes x sets = 384 bytes");
+  j = good();
+  j["l1_shared"]["l1"]["associativity"] = 64;  // with sets, the ways follow the size
+  expect_error(j, "l1_shared.l1.sets", "not both");
+  j = good();
+  j["l1_shared"]["l1"].erase("sets");  // neither: the associativity is required
+  expect_error(j, "l1_shared.l1.associativity", "required");
   j = good();
   j["l2"]["associativity"] = 65536;  // way numbers are 16-bit
   expect_error(j, "l2.associativity", "from 1 to 65535");
@@ -223,11 +234,42 @@ TEST_CASE("gpu config: shared-memory carve-outs are ascending, end at shared_byt
   expect_error(j, "l1_shared.carveouts[1]", "found 8192.5");
   j["l1_shared"]["carveouts"] = Json::array();
   expect_error(j, "l1_shared.carveouts", "ascending array");
+  j["l1_shared"]["carveouts"] = Json::array({256, 98304});  // 127.75 KiB of L1 is not whole ways of 4 x 128 bytes
+  expect_error(j, "l1_shared.l1.sets", "carve-out 256");
+  j["l1_shared"]["l1"].erase("sets");
+  j["l1_shared"]["l1"]["associativity"] = 64;
   j["l1_shared"]["carveouts"] = Json::array({4096, 98304});  // 124 KiB of L1 is not whole 8 KiB sets
   expect_error(j, "l1_shared.l1.associativity", "carve-out 4096");
   j = good();
   j["l1_shared"]["shared_reserved_per_cta"] = 1024;  // 96 KiB per CTA plus the reserve no longer fits
   expect_error(j, "occupancy.max_shared_per_cta", "less l1_shared.shared_reserved_per_cta (1024)");
+}
+
+TEST_CASE("gpu config: an L1 of fixed sets takes its ways from each launch's carve-out") {
+  // The V100 and the T4 keep Accel-Sim's 4 sets, whose ways follow the L1's share of the
+  // unified array (configs/v100.json, l1_shared.l1.sets).
+  const GpuConfig v100 = shipped("v100.json");
+  CHECK(v100.l1.sets == 4);
+  CHECK(v100.l1.associativity == 64);  // the 32 KiB L1 of the largest carve-out
+  Occupancy o;
+  o.l1_bytes = 131072;  // no shared memory: all 128 KiB
+  CHECK(config_for_launch(v100, o).l1.associativity == 256);
+  o.l1_bytes = 131072 - 16384;
+  CHECK(config_for_launch(v100, o).l1.associativity == 224);
+  const GpuConfig t4 = shipped("t4.json");
+  CHECK(t4.l1.sets == 4);
+  o.l1_bytes = 98304 - 32768;
+  CHECK(config_for_launch(t4, o).l1.associativity == 128);
+  // A config with a fixed associativity keeps it at every size.
+  const GpuConfig a100 = shipped("a100.json");
+  CHECK(a100.l1.sets == 0);
+  o.l1_bytes = 196608 - 8192;
+  CHECK(config_for_launch(a100, o).l1.associativity == a100.l1.associativity);
+  // The resolved config writes the sets back, not the ways of one size (it reloads to the
+  // same config: "every shipped gpu config loads back", below).
+  const Json resolved = gpu_config_to_json(v100);
+  CHECK(resolved["l1_shared"]["l1"]["sets"] == 4);
+  CHECK(!resolved["l1_shared"]["l1"].contains("associativity"));
 }
 
 TEST_CASE("gpu config: a node outside the scaling rule needs energy.technology_nm") {

@@ -190,15 +190,31 @@ void read_l1_shared(JsonReader s, GpuConfig& c) {
   JsonReader l1 = s.object("l1");
   c.l1.bytes = c.l1_shared_bytes - c.shared_bytes;  // the rest of the array
   read_line_geometry(l1, c.l1.line_bytes, c.l1.sector_bytes);
-  c.l1.associativity = static_cast<int>(whole(l1, "associativity", 1, kMaxCacheAssociativity));
   c.l1.hit_latency = small(l1, "hit_latency", 1);
   c.l1.mshrs = small(l1, "mshrs", 1);
-  require_whole_sets(l1, "associativity", c.l1.bytes, c.l1.line_bytes, c.l1.associativity,
-                     "the L1 (l1_shared.bytes - shared_bytes)");
-  // Every carve-out leaves an L1 of whole sets too (the L1 a launch may get).
+  // The L1 of the default carve-out, and every L1 a carve-out may leave a launch.
+  std::vector<std::pair<int64_t, std::string>> sizes = {{c.l1.bytes, "the L1 (l1_shared.bytes - shared_bytes)"}};
   for (const int64_t carveout : c.shared_carveouts)
-    require_whole_sets(l1, "associativity", c.l1_shared_bytes - carveout, c.l1.line_bytes, c.l1.associativity,
+    sizes.emplace_back(c.l1_shared_bytes - carveout,
                        "the L1 left by carve-out " + std::to_string(carveout) + " (l1_shared.bytes - carve-out)");
+  if (l1.optional_value("sets")) {
+    // A fixed number of sets, whose ways follow the L1's size (Accel-Sim's adaptive L1).
+    if (l1.optional_value("associativity"))
+      l1.fail("sets", "give associativity or sets, not both: with sets, the associativity follows the L1's size");
+    c.l1.sets = static_cast<int>(whole(l1, "sets", 1, kMaxCacheAssociativity));
+    const int64_t set_column = int64_t{c.l1.line_bytes} * c.l1.sets;  // one way of every set
+    for (const auto& [bytes, what] : sizes) {
+      if (bytes % set_column != 0 || bytes / set_column > kMaxCacheAssociativity)
+        l1.fail("sets", what + " (" + std::to_string(bytes) + " bytes) must be a whole number of at most " +
+                            std::to_string(kMaxCacheAssociativity) + " ways of line_bytes x sets = " +
+                            std::to_string(set_column) + " bytes");
+    }
+    c.l1.associativity = l1_associativity_at(c.l1, c.l1.bytes);
+  } else {
+    c.l1.associativity = static_cast<int>(whole(l1, "associativity", 1, kMaxCacheAssociativity));
+    for (const auto& [bytes, what] : sizes)
+      require_whole_sets(l1, "associativity", bytes, c.l1.line_bytes, c.l1.associativity, what);
+  }
   l1.finish();
   s.finish();
 }
@@ -394,7 +410,7 @@ nlohmann::json gpu_config_to_json(const GpuConfig& c) {
         {"l1",
          {{"line_bytes", c.l1.line_bytes},
           {"sector_bytes", c.l1.sector_bytes},
-          {"associativity", c.l1.associativity},
+          {c.l1.sets > 0 ? "sets" : "associativity", c.l1.sets > 0 ? c.l1.sets : c.l1.associativity},
           {"hit_latency", c.l1.hit_latency},
           {"mshrs", c.l1.mshrs}}}}},
       {"l2",

@@ -44,9 +44,23 @@ struct CacheConfig {
   int line_bytes = 128;
   int sector_bytes = 32;
   int associativity = 4;
+  // > 0 (the L1 only): the cache keeps this many sets at every size the carve-out leaves it,
+  // and its associativity follows the size (Accel-Sim's adaptive L1, which scales the ways
+  // of its configured geometry); `associativity` is then that of the current size. 0: the
+  // associativity is fixed and the number of sets follows the size.
+  int sets = 0;
   int hit_latency = 28;   // load-to-use cycles on a hit
   int mshrs = 256;        // outstanding missed lines
 };
+
+// The L1's associativity at `bytes` of capacity: `associativity`, or, where the config
+// gives `sets`, the ways that many sets of its lines make (at least 1: an L1 of 0 bytes has
+// none, and the tag array makes no cache of it whatever its ways).
+inline int l1_associativity_at(const CacheConfig& l1, int64_t bytes) {
+  if (l1.sets <= 0) return l1.associativity;
+  const int64_t ways = bytes / (int64_t{l1.line_bytes} * l1.sets);
+  return static_cast<int>(ways < 1 ? 1 : ways);
+}
 
 struct GpuConfig {
   std::string name;         // e.g. "V100-SXM2-16GB"

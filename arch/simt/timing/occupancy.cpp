@@ -99,6 +99,7 @@ int64_t launch_carveout(const GpuConfig& c, int ctas_per_sm, int64_t shared_per_
 GpuConfig config_for_launch(const GpuConfig& config, const Occupancy& occupancy) {
   GpuConfig launch = config;
   launch.l1.bytes = occupancy.l1_bytes;
+  launch.l1.associativity = l1_associativity_at(config.l1, occupancy.l1_bytes);
   return launch;
 }
 
