@@ -11,5 +11,7 @@ bool host_has_fma();
 bool host_has_f16c();
 // AVX-512 Foundation, with the OS saving its registers (zmm state enabled in XCR0).
 bool host_has_avx512f();
+// AVX-512 Byte and Word (16-bit compares into a 32-bit mask), with AVX-512F.
+bool host_has_avx512bw();
 
 }  // namespace loom

@@ -1,7 +1,8 @@
-// The tag arrays' way scan (arch/simt/timing/way_scan.h): the portable, the chosen and the
-// AVX2 versions against a plain reference, for every set size up to 80 ways (groups of 16,
-// tails, more than 64), every starting way, and repeated and colliding fingerprints, with
-// the padding past the set filled with values that would be wrong answers.
+// The tag arrays' way scan (arch/simt/timing/way_scan.h): the portable, the chosen, the
+// AVX2 and the AVX-512 versions against a plain reference, for every set size up to 80 ways
+// and larger ones up to 256 (groups of 16, tails, more than 64 and more than 128), every
+// starting way, and repeated and colliding fingerprints, with the padding past the set
+// filled with values that would be wrong answers.
 #include <doctest/doctest.h>
 
 #include <random>
@@ -25,9 +26,13 @@ int first_match(const std::vector<uint16_t>& prints, int from, int ways, uint16_
 TEST_CASE("simt way scan: every version finds the reference's fingerprint") {
   std::vector<FindPrintFn> finds{&find_print_portable, find_print};
   if (loom::host_has_avx2()) finds.push_back(&find_print_avx2);
+  if (loom::host_has_avx512bw()) finds.push_back(&find_print_avx512);
   std::mt19937_64 rng(3);
   int checked = 0;
-  for (int ways = 1; ways <= 80; ++ways)
+  std::vector<int> sizes;
+  for (int ways = 1; ways <= 80; ++ways) sizes.push_back(ways);
+  for (int ways : {96, 112, 127, 128, 129, 144, 200, 224, 255, 256}) sizes.push_back(ways);
+  for (int ways : sizes)
     for (int trial = 0; trial < 40; ++trial) {
       const size_t padded = static_cast<size_t>(padded_ways(ways));
       // Few distinct fingerprints, so matches repeat; the padding holds the one searched for.
@@ -52,8 +57,9 @@ TEST_CASE("simt way scan: a single match is found at every way, from the first w
   // set: every position of one match, and none, for every set size, in every version.
   std::vector<FindPrintFn> finds{&find_print_portable, find_print};
   if (loom::host_has_avx2()) finds.push_back(&find_print_avx2);
+  if (loom::host_has_avx512bw()) finds.push_back(&find_print_avx512);
   const uint16_t print = 7, other = 9;
-  for (int ways = 1; ways <= 80; ++ways) {
+  for (int ways = 1; ways <= 256; ++ways) {
     const auto padded = static_cast<size_t>(padded_ways(ways));
     for (int at = 0; at <= ways; ++at) {  // at == ways: no match in the set
       std::vector<uint16_t> prints(padded, other);

@@ -1,8 +1,8 @@
 // The tag arrays' pass over one set's ways (sectored_tag_array.h): the first way whose
-// 16-bit tag fingerprint matches. A V100's L1 sets have 64 ways, and most lookups of a
-// streaming kernel miss, so the pass runs over every way of the set at almost every access;
-// it has a vector version (AVX2, 16 fingerprints per compare) chosen at run time where the
-// host has it. Both versions give the same answers (tests/test_simt_way_scan.cpp).
+// 16-bit tag fingerprint matches. A V100's L1 sets have 64 to 256 ways (4 sets whose ways
+// follow the carve-out), and most lookups of a streaming kernel miss, so the pass runs over
+// every way of the set at almost every access; it has vector versions (AVX2, 16
+// fingerprints per compare; AVX-512, 32) chosen at run time where the host has them. Both versions give the same answers (tests/test_simt_way_scan.cpp).
 #pragma once
 
 #include <cstdint>
@@ -19,8 +19,11 @@ using FindPrintFn = int (*)(const uint16_t* prints, int from, int ways, uint16_t
 
 extern const FindPrintFn find_print;
 
-// The two versions, for tests; the AVX2 ones only where loom::host_has_avx2().
+// The versions, for tests; the AVX2 one only where loom::host_has_avx2(), the AVX-512 one
+// (64 fingerprints per step, for the V100's and the T4's L1 sets of up to 256 ways) only
+// where loom::host_has_avx512bw().
 int find_print_portable(const uint16_t* prints, int from, int ways, uint16_t print);
 int find_print_avx2(const uint16_t* prints, int from, int ways, uint16_t print);
+int find_print_avx512(const uint16_t* prints, int from, int ways, uint16_t print);
 
 }  // namespace loom::simt
