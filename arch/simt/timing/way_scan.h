@@ -2,7 +2,8 @@
 // 16-bit tag fingerprint matches. A V100's L1 sets have 64 to 256 ways (4 sets whose ways
 // follow the carve-out), and most lookups of a streaming kernel miss, so the pass runs over
 // every way of the set at almost every access; it has vector versions (AVX2, 16
-// fingerprints per compare; AVX-512, 32) chosen at run time where the host has them. Both versions give the same answers (tests/test_simt_way_scan.cpp).
+// fingerprints per compare; AVX-512, 32) chosen at run time where the host has them. Every
+// version gives the same answers (tests/test_simt_way_scan.cpp).
 #pragma once
 
 #include <cstdint>
