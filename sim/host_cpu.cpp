@@ -21,10 +21,7 @@ bool host_has_avx512f() {
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx512f");
 }
-bool host_has_avx512bw() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
-}
+bool host_has_avx512bw() { return host_has_avx512f() && __builtin_cpu_supports("avx512bw"); }
 // From CPUID itself: clang's __builtin_cpu_supports does not know "f16c".
 bool host_has_f16c() {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;

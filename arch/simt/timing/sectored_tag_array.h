@@ -10,15 +10,15 @@
 // (512 bytes for a V100 L1 set of 256 ways, where the tags would be 2 KiB; 32 per vector
 // compare where the host has AVX-512, 16 with AVX2, way_scan.h) and compares full tags only
 // where a fingerprint matches. A load of several lines probes them all first (probe,
-// find_probed), so that the host's misses on their lines overlap. Each set keeps its ways in recency order as a doubly
-// linked list, so a hit moves its way to the front and the victim of an allocation is the
-// back, both in a few steps, where stamps would need a pass over the set (up to 256 ways
-// in a V100's L1) to find the oldest. The simulated machine's caches are far larger than the
-// host's, so what a lookup touches, not what it computes, is its cost: that is also why a
-// sector's arrival cycle is kept in 32 bits, after a time base that the engine moves forward
-// every kSectorTimeRebaseCycles (rebase_times), and not in 64, so that a line's state is 32
-// bytes (one half of a host cache line) rather than 48 (a V100's L1 and L2 state: 5.8 MB
-// rather than 8.6).
+// find_probed), so that the host's misses on their lines overlap. Each set keeps its ways
+// in recency order as a doubly linked list, so a hit moves its way to the front and the
+// victim of an allocation is the back, both in a few steps, where stamps would need a pass
+// over the set (up to 256 ways in a V100's L1) to find the oldest. The simulated machine's
+// caches are far larger than the host's, so what a lookup touches, not what it computes, is
+// its cost: that is also why a sector's arrival cycle is kept in 32 bits, after a time base
+// that the engine moves forward every kSectorTimeRebaseCycles (rebase_times), and not in
+// 64, so that a line's state is 32 bytes (one half of a host cache line) rather than 48 (a
+// V100's L1 and L2 state: 5.8 MB rather than 8.6).
 #pragma once
 
 #include <array>
