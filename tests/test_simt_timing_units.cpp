@@ -426,6 +426,21 @@ TEST_CASE("simt timing: bandwidth servers, MSHRs, the MIO queue, buffers and sco
   CHECK(m.acquire(2) == 30);  // both held: wait for the earliest release
   m.hold_until(60);
   CHECK(m.acquire(55) == 55);  // 50 released meanwhile
+  // The pool's two forms: a log while MSHRs are free, a heap while all are held, and back.
+  m.reset(4);
+  for (const int64_t release : {10, 20, 30, 40}) {
+    CHECK(m.acquire(0) == 0);
+    m.hold_until(release);
+  }
+  CHECK(m.acquire(1) == 10);  // full: becomes a heap, and the earliest release frees one
+  m.hold_until(100);
+  CHECK(m.acquire(35) == 35);  // 20 and 30 released: half free, a log again
+  m.hold_until(200);
+  CHECK(m.acquire(36) == 36);  // three held (40, 100, 200)
+  m.hold_until(300);
+  CHECK(m.acquire(37) == 40);  // full again, with nothing released by 37
+  m.hold_until(400);
+  CHECK(m.acquire(450) == 450);  // a long gap frees them all at once
   // Against a sorted multiset of release cycles, over random misses with ties and a pool
   // that fills: every acquire gives the same cycle.
   // Latencies up to 400 cycles stay in the pool's ring; up to 5000 (DRAM queues) some go
