@@ -443,14 +443,15 @@ TEST_CASE("simt timing: bandwidth servers, MSHRs, the MIO queue, buffers and sco
   CHECK(m.acquire(450) == 450);  // a long gap frees them all at once
   // Against a sorted multiset of release cycles, over random misses with ties and a pool
   // that fills: every acquire gives the same cycle.
-  // Latencies up to 400 cycles stay in the pool's ring; up to 5000 (DRAM queues) some go
-  // beyond it; occasional long idle gaps skip the ring's whole span.
+  // Latencies up to 400 cycles (L2 hits) and up to 5000 (DRAM queues), with occasional
+  // idle gaps of up to 3000 cycles that free everything held.
   std::mt19937_64 rng(9);
   for (const int64_t latency : {400, 5000})
-  for (const int capacity : {1, 3, 16, 512}) {
+  for (const int capacity : {1, 3, 16, 512, 1 << 30}) {  // the last: a pool that never fills
     m.reset(capacity);
     std::multiset<int64_t> held;
     int64_t t = 0, mismatches = 0;
+    size_t most_held = 0, most_kept = 0;
     for (int i = 0; i < 20000; ++i) {
       t += static_cast<int64_t>(rng() % 3) + (rng() % 500 == 0 ? static_cast<int64_t>(rng() % 3000) : 0);
       while (!held.empty() && *held.begin() <= t) held.erase(held.begin());
@@ -464,8 +465,14 @@ TEST_CASE("simt timing: bandwidth servers, MSHRs, the MIO queue, buffers and sco
       const int64_t release = got + 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(latency));
       m.hold_until(release);
       held.insert(release);
+      most_held = std::max(most_held, held.size());
+      most_kept = std::max(most_kept, m.kept());
     }
     CHECK(mismatches == 0);
+    // The log, stale releases and all, stays within the capacity and within twice the MSHRs
+    // held (or 512), whatever the capacity.
+    CHECK(most_kept <= static_cast<size_t>(capacity));
+    CHECK(most_kept <= std::max<size_t>(512, 2 * most_held));
   }
 
   MioQueue q;
