@@ -7,15 +7,15 @@
 // reach it in non-decreasing order (the L1 looks lines up in order, SmMemoryPipeline), so a
 // release at or before an acquire's cycle is free for good, and the log, stale releases and
 // all, never undercounts the MSHRs held: below the capacity an acquire needs nothing else.
-// The log is looked at only when it reaches the capacity (or, for a pool of more than
-// kCompactionFloor MSHRs, twice what it held after the last look, so that it never grows
-// past twice the MSHRs held), and the released ones are dropped from it in one sequential
-// pass. A miss thus writes the end of one array, where the calendar this replaced wrote a
-// slot of a 4 KiB ring picked by its release cycle, a line the host's cache rarely held
-// (docs/performance.md, thirty-seventh round). While every MSHR stays held (a streaming
-// kernel's misses at the capacity), the log is kept as a min-heap instead, so that each
-// acquire finds the earliest release in a few steps rather than a pass; it is a plain log
-// again once half the MSHRs are free.
+// The log is looked at only when it reaches the capacity or, for a pool of more than
+// kCompactionFloor MSHRs, twice what it held after the last look (at least
+// kCompactionFloor), so that it never grows past twice the MSHRs held; the released ones
+// are dropped from it in one sequential pass. A miss thus writes the end of one array,
+// where the calendar this replaced wrote a slot of a 4 KiB ring picked by its release
+// cycle, a line the host's cache rarely held (docs/performance.md, thirty-seventh round).
+// While every MSHR stays held (a streaming kernel's misses at the capacity), the log is
+// kept as a min-heap instead, so that each acquire finds the earliest release in a few
+// steps rather than a pass; it is a plain log again once half the MSHRs are free.
 #pragma once
 
 #include <algorithm>
