@@ -35,12 +35,15 @@ TEST_CASE("simt way scan: every version finds the reference's fingerprint") {
   for (int ways : sizes)
     for (int trial = 0; trial < 40; ++trial) {
       const size_t padded = static_cast<size_t>(padded_ways(ways));
-      // Few distinct fingerprints, so matches repeat; the padding holds the one searched for.
+      // Few distinct fingerprints, so matches repeat; the padding holds the one searched for,
+      // except at its first way, so that a version reading past the set would answer a way
+      // after `ways` rather than `ways` itself.
       const auto alphabet = static_cast<uint16_t>(1 + rng() % 6);
       std::vector<uint16_t> prints(padded);
       for (uint16_t& p : prints) p = static_cast<uint16_t>(rng() % alphabet);
       const auto print = static_cast<uint16_t>(rng() % alphabet);
-      for (size_t w = static_cast<size_t>(ways); w < padded; ++w) prints[w] = print;
+      for (size_t w = static_cast<size_t>(ways); w < padded; ++w)
+        prints[w] = w == static_cast<size_t>(ways) ? static_cast<uint16_t>(print + 1) : print;
       CAPTURE(ways);
       CAPTURE(trial);
       for (int from = 0; from <= ways; ++from)

@@ -76,14 +76,14 @@ __attribute__((target("avx512f,avx512bw"))) int find_print_avx512(const uint16_t
   const int padded = padded_ways(ways);
   // 64 ways per step, one bit each, and one branch per step: at 256 ways a lookup that
   // misses takes four steps where the AVX2 version took sixteen. Loads stop at the padding's
-  // end (masked lanes read nothing and load 0, which `load` then drops).
+  // end (masked lanes read nothing); the lanes past `ways`, masked or padding, are dropped
+  // below (padded_ways(ways) >= ways, so that mask covers the masked lanes too).
   for (int base = from / 64 * 64; base < ways; base += 64) {
     const int n = std::min(64, padded - base);  // 16, 32, 48 or 64
     const uint64_t load = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
     const __m512i low = _mm512_maskz_loadu_epi16(static_cast<__mmask32>(load), prints + base);
     const __m512i high = _mm512_maskz_loadu_epi16(static_cast<__mmask32>(load >> 32), prints + base + 32);
-    uint64_t hits = (uint64_t{_mm512_cmpeq_epi16_mask(low, key)} |
-                     uint64_t{_mm512_cmpeq_epi16_mask(high, key)} << 32) & load;
+    uint64_t hits = uint64_t{_mm512_cmpeq_epi16_mask(low, key)} | uint64_t{_mm512_cmpeq_epi16_mask(high, key)} << 32;
     if (from > base) hits &= ~uint64_t{0} << (from - base);
     if (ways - base < 64) hits &= (uint64_t{1} << (ways - base)) - 1;
     if (hits) return base + std::countr_zero(hits);
