@@ -53,8 +53,10 @@ class MshrPool {
     } else {
       while (!releases_.empty() && releases_.front() <= t) pop_earliest();
       if (held_at_most() < capacity_) {
-        heap_ = held_at_most() > capacity_ / 2;  // back to the log once half are free
-        look_at_ = next_look();
+        if (held_at_most() <= capacity_ / 2) {  // back to the log once half are free
+          heap_ = false;
+          look_at_ = next_look();
+        }
         return t;
       }
     }
