@@ -14,6 +14,7 @@
 #include "arch/simt/gpu_energy.h"
 #include "arch/simt/kernels/custom_launch.h"
 #include "arch/simt/kernels/recipe_runner.h"
+#include "arch/simt/ptx/cta_run_ahead.h"
 #include "arch/simt/ptx/ptx_decode.h"
 #include "sim/error.h"
 
@@ -41,6 +42,9 @@ void add_gpu_command(CLI::App& app, GpuArgs& args) {
                   "written: exactly as the PTX is written (docs/simt-model.md)")
       ->check(CLI::IsMember({"scheduled", "written"}))
       ->capture_default_str();
+  gpu->add_flag("--execute-at-issue", args.execute_at_issue,
+                "Execute every instruction when it issues, never a CTA ahead of its issues (the same results for "
+                "kernels that synchronize properly; docs/simt-model.md)");
   gpu->add_flag("--no-check", args.no_check, "Skip reading outputs back and checking them against the CPU reference");
   gpu->add_flag("--list", args.list, "List the shipped kernels and their size parameters");
   gpu->add_flag("-q,--quiet", args.quiet, "Print only the one-line result");
@@ -98,6 +102,7 @@ void read_launch_file(GpuArgs& args) {
   if (r.has("seed")) args.seed = static_cast<uint64_t>(r.non_negative_integer("seed", 1));
   if (r.has("registers_per_thread")) args.registers = static_cast<int>(r.positive_integer("registers_per_thread"));
   if (r.has("issue_order")) args.issue_order = r.choice("issue_order", {"scheduled", "written"});
+  if (r.has("execute_at_issue")) args.execute_at_issue = r.boolean("execute_at_issue", false);
   r.finish();
   if (args.kernel.size() > 4 && args.kernel.substr(args.kernel.size() - 4) == ".ptx" &&
       std::filesystem::path(args.kernel).is_relative() && !base.empty()) {
@@ -145,6 +150,7 @@ GpuLaunchOutcome run_gpu_launch(const GpuArgs& args, const Architecture& arch) {
   options.seed = args.seed;
   options.verify = shipped && !args.no_check;
   options.registers_per_thread = args.registers;
+  options.run_ahead = !args.execute_at_issue;
   if (!args.quiet && isatty(STDERR_FILENO)) {
     options.progress = [](const simt::LaunchProgress& p) {
       std::fprintf(stderr, "\rsimulating: %lld cycles, %lld/%lld CTAs done", static_cast<long long>(p.cycles),
@@ -160,6 +166,7 @@ GpuLaunchOutcome run_gpu_launch(const GpuArgs& args, const Architecture& arch) {
   outcome.kernel = args.kernel;
   outcome.entry = kernel->name;
   outcome.issue_order = args.issue_order;
+  outcome.execution = options.run_ahead && simt::can_run_ahead(*kernel) ? "run_ahead" : "at_issue";
   outcome.grid = recipe.grid;
   outcome.block = recipe.block;
   if (shipped) outcome.sizes = recipe.sizes;

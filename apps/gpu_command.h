@@ -27,6 +27,7 @@ struct GpuArgs {
   int registers = 0;
   std::string issue_order = "scheduled";  // or "written": the PTX's own order (issue_order.h)
   bool no_check = false;
+  bool execute_at_issue = false;  // never run CTAs ahead of their issues (cta_run_ahead.h)
   bool list = false;
   bool quiet = false;
 };

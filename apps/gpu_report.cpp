@@ -57,6 +57,7 @@ Json gpu_launch_to_json(const GpuLaunchOutcome& run, const simt::GpuConfig& conf
       {"kernel", run.kernel},
       {"entry", run.entry},
       {"issue_order", run.issue_order},
+      {"execution", run.execution},
       {"grid", dim_json(run.grid)},
       {"block", dim_json(run.block)},
       {"sizes", run.sizes},

@@ -18,6 +18,7 @@ struct GpuLaunchOutcome {
   std::string kernel;    // catalog name or the .ptx path
   std::string entry;
   std::string issue_order = "scheduled";  // "written": the PTX's own order
+  std::string execution = "at_issue";     // or "run_ahead" (cta_run_ahead.h)
   simt::Dim3 grid, block;
   std::map<std::string, int64_t> sizes;  // catalog kernels only
   simt::GpuStats stats;

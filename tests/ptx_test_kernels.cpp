@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "apps/layer_record_json.h"
+#include "arch/simt/ptx/cta_run_ahead.h"
 #include "arch/simt/ptx/kernel_arguments.h"
 #include "arch/simt/ptx/ptx_parser.h"
 #include "arch/simt/ptx/run_functional.h"
@@ -44,10 +45,15 @@ std::vector<HostBuffer> run_recipe_functionally(const LaunchRecipe& recipe, cons
   return instance.read_back();
 }
 
-TimedRun run_recipe_timed(const GpuConfig& config, const LaunchRecipe& recipe, const PtxKernel& kernel) {
+TimedRun run_recipe_timed(const GpuConfig& config, const LaunchRecipe& recipe, const PtxKernel& kernel, bool run_ahead) {
   RecipeInstance instance(recipe, kernel, initial_buffers(recipe, 7));
   TimedRun run;
-  run.stats = gpu_stats_to_json(simulate_launch(config, instance.model())).dump();
+  if (run_ahead) {
+    CtaRunAheadSource ahead(instance.model());
+    run.stats = gpu_stats_to_json(simulate_launch(config, ahead)).dump();
+  } else {
+    run.stats = gpu_stats_to_json(simulate_launch(config, instance.model())).dump();
+  }
   run.memory = instance.read_back();
   return run;
 }

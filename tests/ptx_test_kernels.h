@@ -25,13 +25,14 @@ std::map<std::string, int64_t> small_sizes(const std::string& name);
 std::vector<loom::simt::HostBuffer> run_recipe_functionally(const loom::simt::LaunchRecipe& recipe,
                                                             const loom::simt::PtxKernel& kernel);
 // A timed launch of `kernel` on the recipe's buffers (seed 7): the statistics as the reports
-// print them (JSON) and every buffer afterwards.
+// print them (JSON) and every buffer afterwards. `run_ahead`: through CtaRunAheadSource
+// (the kernel must allow it), else executed at issue.
 struct TimedRun {
   std::string stats;
   std::vector<loom::simt::HostBuffer> memory;
 };
 TimedRun run_recipe_timed(const loom::simt::GpuConfig& config, const loom::simt::LaunchRecipe& recipe,
-                          const loom::simt::PtxKernel& kernel);
+                          const loom::simt::PtxKernel& kernel, bool run_ahead = false);
 // Runs decode_text's kernel on one warp with `out` of `words` 32-bit words (zeroed): `out` after.
 std::vector<uint32_t> run_one_warp(const loom::simt::PtxKernel& kernel, size_t words);
 

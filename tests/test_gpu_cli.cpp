@@ -112,6 +112,37 @@ TEST_CASE("gpu cli: a custom .ptx kernel and a JSON launch file run") {
   CHECK(contains(list.out, "pointer_chase"));
 }
 
+TEST_CASE("gpu cli: kernels that may run ahead do by default; --execute-at-issue gives the same report at issue") {
+  TempDir dir;
+  const std::vector<std::string> naive = {"gpu", "--arch", kV100, "--kernel", "naive_gemm", "--size", "M=64,N=64,K=64", "-q"};
+  auto with = [&](std::vector<std::string> args, const std::vector<std::string>& more) {
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  REQUIRE(run_loom(dir, with(naive, {"--out", dir / "ahead"})).code == 0);
+  REQUIRE(run_loom(dir, with(naive, {"--execute-at-issue", "--out", dir / "issue"})).code == 0);
+  json ahead = json::parse(read_file(dir.path() / "ahead" / "report.json"));
+  json issue = json::parse(read_file(dir.path() / "issue" / "report.json"));
+  CHECK(ahead["execution"] == "run_ahead");
+  CHECK(issue["execution"] == "at_issue");
+  ahead.erase("execution");
+  issue.erase("execution");
+  CHECK(ahead == issue);  // every other field, cycles and energy included
+  write_file(dir.path() / "launch.json", R"({"arch": ")" + kV100 +
+                                             R"(", "kernel": "naive_gemm", "sizes": {"M": 64, "N": 64, "K": 64}, "execute_at_issue": true})");
+  REQUIRE(run_loom(dir, {"gpu", "--launch", dir / "launch.json", "-q", "--out", dir / "l"}).code == 0);
+  CHECK(json::parse(read_file(dir.path() / "l" / "report.json"))["execution"] == "at_issue");
+  // A kernel with barriers always executes at issue.
+  REQUIRE(run_loom(dir, {"gpu", "--arch", kV100, "--kernel", "tiled_gemm", "--size", "M=64,N=64,K=64", "-q", "--out",
+                         dir / "tiled"})
+              .code == 0);
+  CHECK(json::parse(read_file(dir.path() / "tiled" / "report.json"))["execution"] == "at_issue");
+  write_file(dir.path() / "bad.json", R"({"arch": ")" + kV100 + R"(", "kernel": "naive_gemm", "execute_at_issue": "yes"})");
+  const RunResult bad = run_loom(dir, {"gpu", "--launch", dir / "bad.json", "-q", "--out", dir / "b"});
+  CHECK(bad.code == 2);
+  CHECK(contains(bad.err, "execute_at_issue"));
+}
+
 TEST_CASE("gpu cli: --issue-order written runs the PTX as written; the scheduled order is faster on the naive GEMM") {
   TempDir dir;
   const RunResult scheduled = run_loom(dir, {"gpu", "--arch", kV100, "--kernel", "naive_gemm", "--size", "M=64,N=64,K=64",

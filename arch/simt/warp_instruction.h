@@ -5,7 +5,9 @@
 // active lanes and reports what the timing model needs to charge for it — which unit, which
 // registers (scoreboard, bank conflicts), which bytes of which memory (coalescing, caches),
 // and whether the warp hit a barrier or exited. Static facts about an instruction live in
-// StaticInstruction (decoded once); per-execution facts in ExecutedInstruction.
+// StaticInstruction (decoded once); per-execution facts in ExecutedInstruction. A source may
+// also have executed the instruction earlier and report it at issue (CtaRunAheadSource, for
+// kernels whose results cannot depend on when their instructions execute).
 #pragma once
 
 #include <array>

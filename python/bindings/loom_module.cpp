@@ -114,9 +114,10 @@ Json map_layer_py(const Architecture& arch, const Network& network, const std::s
 }
 
 Json gpu_kernel(const Architecture& arch, const std::string& kernel, const std::map<std::string, int64_t>& sizes,
-                uint64_t seed, int registers, bool check, const std::string& issue_order) {
+                uint64_t seed, int registers, bool check, const std::string& issue_order, bool execute_at_issue) {
   GpuArgs args;
   args.issue_order = issue_order;
+  args.execute_at_issue = execute_at_issue;
   args.kernel = kernel;
   if (simt::is_catalog_kernel(kernel)) args.sizes = simt::format_size_list(kernel, sizes);
   args.seed = seed;
@@ -224,7 +225,7 @@ PYBIND11_MODULE(_loom, m) {
   m.def("map_layer", &map_layer_py, py::arg("arch"), py::arg("network"), py::arg("layer"), py::arg("mapping"),
         py::arg("mapper"));
   m.def("gpu_kernel", &gpu_kernel, py::arg("arch"), py::arg("kernel"), py::arg("sizes"), py::arg("seed"),
-        py::arg("registers"), py::arg("check"), py::arg("issue_order"));
+        py::arg("registers"), py::arg("check"), py::arg("issue_order"), py::arg("execute_at_issue"));
   m.def("kernels", &kernels);
   m.def("validate", &validate_gpu, py::arg("arch"), py::arg("measured_file"), py::arg("budget_s"), py::arg("kernels"),
         py::arg("seed"), py::arg("allow_device_mismatch"));

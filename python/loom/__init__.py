@@ -150,14 +150,17 @@ def map_layer(arch: Any, layer: str, workload: Any = None, *, mapping: str | os.
 
 
 def gpu_kernel(arch: Any, kernel: str, sizes: Mapping[str, int] | None = None, *, seed: int = 1,
-               registers: int = 0, check: bool = True, issue_order: str = "scheduled") -> dict:
+               registers: int = 0, check: bool = True, issue_order: str = "scheduled",
+               execute_at_issue: bool = False) -> dict:
     """`loom gpu`: one launch of a shipped kernel (see kernels()) at `sizes` on a GPU config,
     simulated cycle by cycle and checked against the CPU reference. Returns report.json's
     contents (cycles, IPC, FLOP/s, stalls, caches, DRAM, tensor-core use, energy).
     issue_order="written" runs the PTX in its own order instead of each block scheduled
-    loads-first (`loom gpu --issue-order`)."""
+    loads-first (`loom gpu --issue-order`). execute_at_issue=True executes every instruction
+    when it issues, never a CTA ahead (`loom gpu --execute-at-issue`; the same results for
+    kernels that synchronize properly)."""
     return _loom.gpu_kernel(load_architecture(arch), kernel, dict(sizes or {}), seed, registers, check,
-                            issue_order)
+                            issue_order, execute_at_issue)
 
 
 def kernels() -> list[dict]:

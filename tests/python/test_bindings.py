@@ -144,6 +144,10 @@ class SameAsTheCli(unittest.TestCase):
         self.assertEqual(written["instructions"]["warp"], report["instructions"]["warp"])
         with self.assertRaises(loom.InputError):
             loom.gpu_kernel("v100", "tiled_gemm", {"M": 64}, issue_order="random")
+        ahead = loom.gpu_kernel("v100", "wmma_gemm", {"M": 64, "N": 32, "K": 48})
+        at_issue = loom.gpu_kernel("v100", "wmma_gemm", {"M": 64, "N": 32, "K": 48}, execute_at_issue=True)
+        self.assertEqual((ahead["execution"], at_issue["execution"]), ("run_ahead", "at_issue"))
+        self.assertEqual(ahead["cycles"], at_issue["cycles"])
 
     def test_one_process_runs_a_systolic_array_then_a_gpu_then_the_array_again(self):
         first = loom.run("systolic_32x32_ws", "lenet5").summary.totals["cycles"]

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "arch/simt/kernels/launch_limits.h"
+#include "arch/simt/ptx/cta_run_ahead.h"
 #include "arch/simt/ptx/functional_model.h"
 #include "arch/simt/ptx/global_memory.h"
 #include "arch/simt/ptx/kernel_arguments.h"
@@ -73,7 +74,12 @@ RecipeRunResult run_recipe(const LaunchRecipe& recipe, const PtxKernel& kernel, 
   // The grid's own limits (y and z) are only visible here; the engine sees a CTA count.
   check_launch(config, instance.model().cta_resources(), {recipe.grid.x, recipe.grid.y, recipe.grid.z});
   RecipeRunResult result;
-  result.stats = simulate_launch(config, instance.model(), options.progress);
+  if (options.run_ahead && can_run_ahead(kernel)) {
+    CtaRunAheadSource ahead(instance.model());
+    result.stats = simulate_launch(config, ahead, options.progress);
+  } else {
+    result.stats = simulate_launch(config, instance.model(), options.progress);
+  }
   if (options.verify) {
     result.check = verify_outputs(recipe, before, instance.read_back());
     result.verified = true;

@@ -44,6 +44,9 @@ struct RecipeRunOptions {
   uint64_t seed = 1;
   bool verify = true;              // read outputs back and compare with the CPU reference
   int registers_per_thread = 0;    // 0: the kernel's estimate
+  // Kernels that can (can_run_ahead) execute a CTA at a time ahead of their issues
+  // (cta_run_ahead.h): the same results, faster. false: every instruction executes at issue.
+  bool run_ahead = true;
   ProgressFn progress;
 };
 

@@ -1,0 +1,80 @@
+// What a warp's executed instructions reported (ExecutedInstruction), recorded in order
+// when the instructions run ahead of their issue (cta_run_ahead.h), and read back one per
+// issue. Each warp has a stream of 4 KiB blocks taken from a shared RecordArena; a block
+// goes back to the arena as soon as the reader has moved past it, so a run keeps only what
+// is recorded and not yet issued.
+//
+// A record is 8 bytes (instruction, the next instruction's pc once known, flags), followed
+// by the active mask unless every lane was active, and, for an instruction that reported
+// memory, a 4-byte header (lane bytes, space), its span when reported (16 bytes), and its
+// segments or lane addresses. Instructions are numbered in 16 bits (can_run_ahead).
+// Segments at a constant stride (a wmma.load's rows) are kept as the first and the stride
+// (24 bytes rather than 16 per row), and lane addresses at a constant stride (a warp's
+// consecutive words, a broadcast) as the first and the stride (8 bytes rather than 128):
+// the host's cost of a replayed instruction is mostly the lines its record spans. Replay
+// gives back every field the timing model reads, bit for bit.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "arch/simt/warp_instruction.h"
+#include "sim/huge_page_buffer.h"
+
+namespace loom::simt {
+
+class RecordArena {
+ public:
+  static constexpr size_t kBlockBytes = 4096;
+  uint8_t* take();
+  // The block holding `inside` (any address in it) is free again.
+  void give_back(const uint8_t* inside);
+  // Bytes the arena holds from the host (for tests and limits).
+  size_t reserved_bytes() const { return chunks_.size() * kChunkBytes; }
+
+ private:
+  static constexpr size_t kChunkBytes = size_t{32} << 20;  // huge pages; 4 KiB-aligned blocks
+  std::vector<HugePageBuffer> chunks_;
+  std::vector<uint8_t*> free_;  // last freed first: likely still in the host's caches
+  uint8_t* put_ = nullptr;
+  uint8_t* end_ = nullptr;
+};
+
+class WarpRecordStream {
+ public:
+  // An empty stream with its first block.
+  void open(RecordArena& arena);
+  // Returns the stream's blocks to the arena (the stream is empty afterwards).
+  void close(RecordArena& arena);
+  // Records what `x` reported (x.warp_done included).
+  void append(RecordArena& arena, const ExecutedInstruction& x);
+  // Nothing recorded that has not been replayed.
+  bool drained() const { return cursor_ == put_; }
+  // After appending to a drained stream: moves the reader past a jump written since.
+  void settle(RecordArena& arena) {
+    if (!drained()) cursor_ = follow(arena, cursor_);
+  }
+  // The next record's instruction (requires !drained()).
+  uint32_t next_pc() const;
+  // Fills `out` from the next record and moves past it: every field the functional model
+  // fills except `next`, which is the instruction after it when it is recorded (nullptr when
+  // the warp is done, and also when it is not recorded yet: then drained() is true).
+  void replay(RecordArena& arena, const std::vector<StaticInstruction>& statics, ExecutedInstruction& out);
+  // Bytes appended since open() (records and jumps).
+  size_t appended_bytes() const { return appended_; }
+  // The host line the next replay reads first, for prefetch hints.
+  const void* cursor() const { return cursor_; }
+
+ private:
+  uint8_t* reserve(RecordArena& arena, size_t bytes);
+  const uint8_t* follow(RecordArena& arena, const uint8_t* p);
+
+  const uint8_t* cursor_ = nullptr;  // the next record to replay
+  uint8_t* put_ = nullptr;           // where the next record goes
+  uint8_t* block_end_ = nullptr;
+  uint8_t* last_ = nullptr;          // the last record appended, which learns its successor's pc
+  size_t appended_ = 0;
+};
+
+}  // namespace loom::simt
