@@ -147,10 +147,11 @@ TEST_CASE("run-ahead: an out-of-bounds access names the thread, the address and 
 }
 
 TEST_CASE("run-ahead: a warp's record stream gives back every field, across blocks and refills") {
-  std::vector<StaticInstruction> statics(7);
-  statics[1].space = MemorySpace::global;
-  statics[2].space = MemorySpace::shared;
-  statics[3].space = MemorySpace::global;  // a generic access reports where it resolved
+  std::vector<StaticInstruction> statics(700);  // long enough for plain runs past 256
+  for (size_t i = 0; i < statics.size(); i += 3) {
+    statics[i].space = MemorySpace::global;   // a generic access reports where it resolved
+    statics[i + 1].space = MemorySpace::shared;
+  }
   std::mt19937_64 rng(11);
   auto pick = [&](uint64_t n) { return static_cast<uint64_t>(rng() % n); };
   auto random_instruction = [&](uint32_t pc) {
@@ -223,13 +224,31 @@ TEST_CASE("run-ahead: a warp's record stream gives back every field, across bloc
   size_t replayed = 0;
   constexpr size_t kTotal = 60000;
   size_t appended = 0;
+  uint32_t pc = 0;
+  uint64_t straight_left = 0;
   ExecutedInstruction out;
   while (replayed < kTotal) {
     // Record a batch (sometimes none), then replay some, sometimes until drained.
     const size_t batch = std::min<size_t>(kTotal - appended, pick(4) == 0 ? 0 : 1 + pick(300));
     const bool was_drained = stream.drained();
     for (size_t i = 0; i < batch; ++i) {
-      ExecutedInstruction x = random_instruction(static_cast<uint32_t>(pick(statics.size())));
+      // Straight runs of plain instructions (which share records; some longer than one
+      // record holds) between instructions of any kind.
+      const bool straight = straight_left > 0 && pc + 1 < statics.size();
+      if (straight) {
+        --straight_left;
+        ++pc;
+      } else {
+        straight_left = pick(4) == 0 ? 250 + pick(300) : pick(10);
+        pc = static_cast<uint32_t>(pick(statics.size() / 8));
+      }
+      ExecutedInstruction x = straight ? ExecutedInstruction{} : random_instruction(pc);
+      if (straight) {
+        x.pc = pc;
+        x.inst = &statics[pc];
+        x.active_mask = ~0u;
+        x.space = x.inst->space;
+      }
       x.warp_done = ++appended == kTotal;
       stream.append(arena, x);
       pending.push_back(x);

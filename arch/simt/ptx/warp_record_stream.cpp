@@ -14,7 +14,9 @@ struct Record {
   uint16_t next_pc = 0;  // valid with kHasNext
   uint16_t flags = 0;
   uint8_t n_segments = 0;
-  uint8_t pad = 0;
+  // Of a plain record (full mask, no memory, not the last): how many instructions at the
+  // pcs after pc it also stands for. A straight run of arithmetic takes one record.
+  uint8_t more = 0;
 };
 static_assert(sizeof(Record) == 8);
 // A jump to the next block: kJump in a record's flags, the block's address in the 8 bytes
@@ -104,6 +106,7 @@ void WarpRecordStream::open(RecordArena& arena) {
   cursor_ = put_;
   last_ = nullptr;
   appended_ = 0;
+  step_ = 0;
 }
 
 void WarpRecordStream::close(RecordArena& arena) {
@@ -131,6 +134,19 @@ uint8_t* WarpRecordStream::reserve(RecordArena& arena, size_t bytes) {
 }
 
 void WarpRecordStream::append(RecordArena& arena, const ExecutedInstruction& x) {
+  // Replay's defaults are an instruction that reported no memory; anything else is kept.
+  const bool memory = x.n_segments || x.lane_bytes || x.span_end || x.space != x.inst->space;
+  // A plain instruction right after the last record's joins it, unless the reader has
+  // already gone past that record.
+  if (!memory && !x.warp_done && x.active_mask == ~0u && last_ && !drained()) {
+    Record l;
+    std::memcpy(&l, last_, sizeof l);
+    if (!(l.flags & (kMemory | kPartialMask | kDone)) && l.pc + l.more + 1u == x.pc && l.more < 255) {
+      ++l.more;
+      std::memcpy(last_ + offsetof(Record, more), &l.more, sizeof l.more);
+      return;
+    }
+  }
   Record r;
   r.pc = static_cast<uint16_t>(x.pc);  // can_run_ahead: fewer than 65,536 instructions
   if (x.warp_done) r.flags |= kDone;
@@ -139,8 +155,6 @@ void WarpRecordStream::append(RecordArena& arena, const ExecutedInstruction& x) 
     r.flags |= kPartialMask;
     bytes += sizeof x.active_mask;
   }
-  // Replay's defaults are an instruction that reported no memory; anything else is kept.
-  const bool memory = x.n_segments || x.lane_bytes || x.span_end || x.space != x.inst->space;
   if (memory) {
     r.flags |= kMemory;
     bytes += sizeof(MemoryHeader);
@@ -209,7 +223,7 @@ const uint8_t* WarpRecordStream::follow(RecordArena& arena, const uint8_t* p) {
 uint32_t WarpRecordStream::next_pc() const {
   uint16_t pc;
   std::memcpy(&pc, cursor_, sizeof pc);
-  return pc;
+  return pc + step_;
 }
 
 void WarpRecordStream::replay(RecordArena& arena, const std::vector<StaticInstruction>& statics,
@@ -218,17 +232,26 @@ void WarpRecordStream::replay(RecordArena& arena, const std::vector<StaticInstru
   Record r;
   std::memcpy(&r, cursor_, sizeof r);
   const uint8_t* p = cursor_ + sizeof r;
-  out.inst = &statics[r.pc];
-  out.pc = r.pc;
+  const uint32_t pc = r.pc + step_;
+  out.inst = &statics[pc];
+  out.pc = pc;
   out.active_mask = ~0u;
-  if (r.flags & kPartialMask) {
-    std::memcpy(&out.active_mask, p, sizeof out.active_mask);
-    p += sizeof out.active_mask;
-  }
   out.n_segments = 0;
   out.lane_bytes = 0;
   out.span_begin = out.span_end = 0;
   out.space = out.inst->space;
+  out.warp_done = false;
+  out.warp_at_barrier = false;
+  if (step_ < r.more) {  // within a plain run: the next instruction is the one after
+    ++step_;
+    out.next = &statics[pc + 1];
+    return;
+  }
+  step_ = 0;
+  if (r.flags & kPartialMask) {
+    std::memcpy(&out.active_mask, p, sizeof out.active_mask);
+    p += sizeof out.active_mask;
+  }
   if (r.flags & kMemory) {
     MemoryHeader h;
     std::memcpy(&h, p, sizeof h);
@@ -268,7 +291,6 @@ void WarpRecordStream::replay(RecordArena& arena, const std::vector<StaticInstru
   // not be in the host's caches yet, and its pc is already at hand.
   cursor_ = r.flags & kJumpAfter ? follow(arena, p) : p;
   out.warp_done = (r.flags & kDone) != 0;
-  out.warp_at_barrier = false;
   out.next = !out.warp_done && (r.flags & kHasNext) ? &statics[r.next_pc] : nullptr;
 }
 

@@ -7,7 +7,9 @@
 // A record is 8 bytes (instruction, the next instruction's pc once known, flags), followed
 // by the active mask unless every lane was active, and, for an instruction that reported
 // memory, a 4-byte header (lane bytes, space), its span when reported (16 bytes), and its
-// segments or lane addresses. Instructions are numbered in 16 bits (can_run_ahead).
+// segments or lane addresses. Instructions are numbered in 16 bits (can_run_ahead). Plain
+// instructions (every lane active, no memory) at consecutive pcs share one record, up to
+// 256 of them: the WMMA GEMM's address arithmetic between its loads.
 // Segments at a constant stride (a wmma.load's rows) are kept as the first and the stride
 // (24 bytes rather than 16 per row), and lane addresses at a constant stride (a warp's
 // consecutive words, a broadcast) as the first and the stride (8 bytes rather than 128):
@@ -75,6 +77,7 @@ class WarpRecordStream {
   uint8_t* block_end_ = nullptr;
   uint8_t* last_ = nullptr;          // the last record appended, which learns its successor's pc
   size_t appended_ = 0;
+  uint8_t step_ = 0;  // instructions of the cursor's record already replayed (a plain run's)
 };
 
 }  // namespace loom::simt
