@@ -14,7 +14,6 @@
 #include "arch/simt/gpu_energy.h"
 #include "arch/simt/kernels/custom_launch.h"
 #include "arch/simt/kernels/recipe_runner.h"
-#include "arch/simt/ptx/cta_run_ahead.h"
 #include "arch/simt/ptx/ptx_decode.h"
 #include "sim/error.h"
 
@@ -166,7 +165,7 @@ GpuLaunchOutcome run_gpu_launch(const GpuArgs& args, const Architecture& arch) {
   outcome.kernel = args.kernel;
   outcome.entry = kernel->name;
   outcome.issue_order = args.issue_order;
-  outcome.execution = options.run_ahead && simt::can_run_ahead(*kernel) ? "run_ahead" : "at_issue";
+  outcome.execution = result.ran_ahead ? "run_ahead" : "at_issue";
   outcome.grid = recipe.grid;
   outcome.block = recipe.block;
   if (shipped) outcome.sizes = recipe.sizes;

@@ -101,9 +101,13 @@ TEST_CASE("run-ahead: run_recipe runs ahead by default and at issue on request, 
   const RecipeRunResult ahead = run_recipe(recipe, shipped_kernel("naive_gemm"), config, options);
   options.run_ahead = false;
   const RecipeRunResult at_issue = run_recipe(recipe, shipped_kernel("naive_gemm"), config, options);
+  CHECK(ahead.ran_ahead);
+  CHECK_FALSE(at_issue.ran_ahead);
   CHECK(ahead.check.ok);
   CHECK(at_issue.check.ok);
   CHECK(gpu_stats_to_json(ahead.stats) == gpu_stats_to_json(at_issue.stats));
+  const LaunchRecipe tiled = make_launch_recipe("tiled_gemm", loom_test::small_sizes("tiled_gemm"));
+  CHECK_FALSE(run_recipe(tiled, shipped_kernel("tiled_gemm"), config, RecipeRunOptions{}).ran_ahead);
 }
 
 // Which out-of-bounds access is reported first follows the order of execution: at issue, the

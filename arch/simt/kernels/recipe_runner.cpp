@@ -74,7 +74,8 @@ RecipeRunResult run_recipe(const LaunchRecipe& recipe, const PtxKernel& kernel, 
   // The grid's own limits (y and z) are only visible here; the engine sees a CTA count.
   check_launch(config, instance.model().cta_resources(), {recipe.grid.x, recipe.grid.y, recipe.grid.z});
   RecipeRunResult result;
-  if (options.run_ahead && can_run_ahead(kernel)) {
+  result.ran_ahead = options.run_ahead && can_run_ahead(kernel);
+  if (result.ran_ahead) {
     CtaRunAheadSource ahead(instance.model());
     result.stats = simulate_launch(config, ahead, options.progress);
   } else {

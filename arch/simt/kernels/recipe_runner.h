@@ -52,6 +52,7 @@ struct RecipeRunOptions {
 
 struct RecipeRunResult {
   GpuStats stats;
+  bool ran_ahead = false;  // executed through CtaRunAheadSource (else at issue)
   bool verified = false;
   VerifyResult check;
 };
