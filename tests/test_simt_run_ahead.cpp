@@ -152,7 +152,7 @@ TEST_CASE("run-ahead: an out-of-bounds access names the thread, the address and 
 
 TEST_CASE("run-ahead: a warp's record stream gives back every field, across blocks and refills") {
   std::vector<StaticInstruction> statics(700);  // long enough for plain runs past 256
-  for (size_t i = 0; i < statics.size(); i += 3) {
+  for (size_t i = 0; i + 1 < statics.size(); i += 3) {
     statics[i].space = MemorySpace::global;   // a generic access reports where it resolved
     statics[i + 1].space = MemorySpace::shared;
   }
