@@ -1,32 +1,22 @@
 #include "arch/simt/ptx/cta_run_ahead.h"
 
-#include <algorithm>
-#include <string_view>
-
+#include "arch/simt/ptx/decode_context.h"
 #include "sim/error.h"
 
 namespace loom::simt {
 
 namespace {
 
-// The qualifiers of an instruction's opcode as written ("ld.volatile.global.u32" gives ld,
-// volatile, global, u32), past a guard.
-std::vector<std::string_view> opcode_parts(std::string_view text) {
+// The opcode of an instruction as written ("@%p1 ld.volatile.global.u32 %r1, [%rd1];" gives
+// ld.volatile.global.u32), split as the decoder splits it.
+Opcode opcode_of(const std::string& text) {
   size_t start = text.find_first_not_of(" \t");
-  if (start != std::string_view::npos && text[start] == '@') {
+  if (start != std::string::npos && text[start] == '@') {  // past a guard
     start = text.find_first_of(" \t", start);
-    if (start != std::string_view::npos) start = text.find_first_not_of(" \t", start);
+    if (start != std::string::npos) start = text.find_first_not_of(" \t", start);
   }
-  std::vector<std::string_view> parts;
-  if (start == std::string_view::npos) return parts;
-  const size_t end = std::min(text.find_first_of(" \t;", start), text.size());
-  const std::string_view opcode = text.substr(start, end - start);
-  for (size_t p = 0; p <= opcode.size();) {
-    const size_t dot = std::min(opcode.find('.', p), opcode.size());
-    parts.push_back(opcode.substr(p, dot - p));
-    p = dot + 1;
-  }
-  return parts;
+  if (start == std::string::npos) return {};
+  return split_opcode(text.substr(start, text.find_first_of(" \t;", start) - start));
 }
 
 }  // namespace
@@ -37,13 +27,10 @@ bool can_run_ahead(const PtxKernel& kernel, std::string* why) {
     return false;
   }
   for (const StaticInstruction& s : kernel.statics) {
-    const std::vector<std::string_view> parts = opcode_parts(s.text);
-    bool orders = s.is_barrier || s.is_atomic;
-    for (size_t i = 0; i < parts.size() && !orders; ++i) {
-      const std::string_view q = parts[i];
-      orders = (i == 0 && (q == "membar" || q == "fence" || q == "bar" || q == "barrier" || q == "atom" || q == "red")) ||
-               q == "volatile" || q == "relaxed" || q == "acquire" || q == "release" || q == "acq_rel" || q == "mmio";
-    }
+    const Opcode op = opcode_of(s.text);
+    const bool orders = s.is_barrier || s.is_atomic || op.base == "membar" || op.base == "fence" ||
+                        op.has("volatile") || op.has("relaxed") || op.has("acquire") || op.has("release") ||
+                        op.has("acq_rel") || op.has("mmio");
     if (orders) {
       if (why) *why = "'" + s.text + "' (line " + std::to_string(s.line) + ") synchronizes or orders memory";
       return false;
