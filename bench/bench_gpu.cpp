@@ -37,7 +37,7 @@ double seconds_since(Clock::time_point start) {
 
 // The functional model alone (no timing) on the same launch: what execute-at-issue costs.
 double functional_seconds(const LaunchRecipe& recipe, const PtxKernel& kernel, int64_t& warp_instructions) {
-  RecipeInstance instance(recipe, kernel, initial_buffers(recipe, 1));
+  RecipeInstance instance(recipe, kernel, uint64_t{1});  // run_recipe's inputs (seed 1)
   const auto start = Clock::now();
   warp_instructions = run_functional(instance.model()).warp_instructions;
   return seconds_since(start);

@@ -1,5 +1,6 @@
 #include "sim/huge_page_buffer.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -24,15 +25,39 @@ HugePageBuffer::HugePageBuffer(size_t bytes) : bytes_(bytes) {
   }
   // Whole huge pages, aligned to one, so every page of the buffer can be a huge one.
   const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  // A private anonymous mapping is zero-filled by the kernel as each page is first touched,
+  // so the buffer is not cleared here: clearing it would fault in and write every page
+  // twice (the kernel's clear, then ours) and touch pages the caller may never use (the
+  // run-ahead's record arena uses a part of each chunk). Over-map by a huge page and trim,
+  // as mmap aligns to the base page only.
+  const size_t mapped = rounded + kHugePage;
+  void* raw = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) throw std::bad_alloc();
+  const auto start = reinterpret_cast<uintptr_t>(raw);
+  const uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage;
+  if (aligned > start) munmap(raw, aligned - start);
+  const size_t tail = start + mapped - (aligned + rounded);
+  if (tail > 0) munmap(reinterpret_cast<void*>(aligned + rounded), tail);
+  void* p = reinterpret_cast<void*>(aligned);
+  madvise(p, rounded, MADV_HUGEPAGE);  // a hint: failing it changes nothing but speed
+  data_ = std::unique_ptr<void, HugePageFree>(p, HugePageFree{rounded});
+#else
   void* p = std::aligned_alloc(kHugePage, rounded);
   if (!p) throw std::bad_alloc();
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  madvise(p, rounded, MADV_HUGEPAGE);  // a hint: failing it changes nothing but speed
-#endif
   std::memset(p, 0, bytes);
   data_.reset(p);
+#endif
 }
 
-void HugePageBuffer::Free::operator()(void* p) const { std::free(p); }
+void HugePageFree::operator()(void* p) const {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (mapped_bytes > 0) {
+    munmap(p, mapped_bytes);
+    return;
+  }
+#endif
+  std::free(p);
+}
 
 }  // namespace loom

@@ -3,7 +3,9 @@
 // kernel's matrices) that it touches in no particular order; with 4 KiB pages every few
 // accesses also miss the host's TLB. Linux backs a region with 2 MiB pages where transparent
 // huge pages are enabled for it (madvise); elsewhere, if the kernel declines, or for
-// buffers under 2 MiB, this is an ordinary buffer.
+// buffers under 2 MiB, this is an ordinary buffer. On Linux a large buffer is its own
+// anonymous mapping, which the kernel zero-fills page by page as it is first touched: a
+// page never touched costs nothing.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +13,13 @@
 #include <utility>
 
 namespace loom {
+
+// Gives a HugePageBuffer's memory back (outside the class: a nested type's member
+// initializer is not usable until the enclosing class is complete).
+struct HugePageFree {
+  size_t mapped_bytes = 0;  // a mapping of this many bytes (unmapped), else 0 (freed)
+  void operator()(void* p) const;
+};
 
 class HugePageBuffer {
  public:
@@ -28,10 +37,7 @@ class HugePageBuffer {
   size_t size() const { return bytes_; }
 
  private:
-  struct Free {
-    void operator()(void* p) const;
-  };
-  std::unique_ptr<void, Free> data_;
+  std::unique_ptr<void, HugePageFree> data_;
   size_t bytes_ = 0;
 };
 

@@ -1,5 +1,6 @@
 // sim/huge_page_buffer.h: zero-filled, the size asked for, writable to its last byte, small
-// and large (huge-page) sizes alike, and moved rather than copied.
+// and large (huge-page) sizes alike, large ones aligned to a huge page, and moved rather
+// than copied.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -16,6 +17,8 @@ TEST_CASE("huge page buffer: zeroed, sized and writable, below and above one hug
     HugePageBuffer b(bytes);
     REQUIRE(b.data() != nullptr);
     CHECK(b.size() == bytes);
+    if (bytes >= (size_t{2} << 20))  // whole huge pages, so each can be one
+      CHECK(reinterpret_cast<uintptr_t>(b.data()) % (size_t{2} << 20) == 0);
     auto* p = static_cast<uint8_t*>(b.data());
     CHECK(std::all_of(p, p + bytes, [](uint8_t v) { return v == 0; }));
     std::fill(p, p + bytes, uint8_t{0xa5});

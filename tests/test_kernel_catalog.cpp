@@ -2,6 +2,8 @@
 // validated with errors naming the option, and layers pick the kernel the rule says.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "arch/simt/kernels/kernel_catalog.h"
 #include "arch/simt/kernels/kernel_reference.h"
 #include "arch/simt/kernels/layer_kernels.h"
@@ -113,6 +115,13 @@ TEST_CASE("kernel catalog: every shipped kernel's output passes its CPU referenc
     CAPTURE(name);
     const LaunchRecipe r = make_launch_recipe(name, sizes);
     const std::vector<HostBuffer> before = initial_buffers(r, 7);
+    // Filled in device memory in place (run_recipe's way), the buffers hold the same bytes,
+    // and another seed gives other inputs (unless the kernel's inputs are not random).
+    const PtxKernel kernel = load_ptx_kernel(std::string(LOOM_SOURCE_DIR) + "/" + r.ptx_file, r.entry);
+    CHECK(RecipeInstance(r, kernel, uint64_t{7}).read_back() == before);
+    const bool random = std::any_of(r.buffers.begin(), r.buffers.end(),
+                                    [](const BufferSpec& b) { return b.init == BufferInit::random; });
+    CHECK((RecipeInstance(r, kernel, uint64_t{8}).read_back() != before) == random);
     std::vector<HostBuffer> after = run_recipe_functionally(r, before);
     const VerifyResult ok = verify_outputs(r, before, after);
     CHECK(ok.ok);

@@ -56,6 +56,15 @@ TEST_CASE("run-ahead: kernels that synchronize or order memory execute at issue"
   CHECK_FALSE(may_run_ahead("ld.acquire.gpu.global.u32 %r1, [%rd1];\nst.global.u32 [%rd1+4], %r1;\n"));
   CHECK_FALSE(may_run_ahead("st.release.gpu.global.u32 [%rd1], %r1;\n"));
   CHECK_FALSE(may_run_ahead("membar.gl;\n"));
+  CHECK_FALSE(may_run_ahead("fence.acq_rel.gpu;\n"));
+  CHECK_FALSE(may_run_ahead("fence.sc.cta;\n"));
+  // The decoder marks the ordering instruction itself, and nothing else.
+  const PtxKernel mixed = loom_test::decode_text(
+      kPrologue + "ld.global.u32 %r1, [%rd1];\nld.volatile.global.u32 %r2, [%rd1];\nst.global.u32 [%rd1+4], %r1;\nret;\n", {});
+  for (const StaticInstruction& s : mixed.statics) {
+    CAPTURE(s.text);
+    CHECK(s.orders_memory == (s.text.find("volatile") != std::string::npos));
+  }
   CHECK_FALSE(may_run_ahead("atom.global.add.u32 %r1, [%rd1], 1;\n"));
   CHECK_FALSE(may_run_ahead("setp.eq.u32 %p1, %r1, 0;\n@%p1 ld.volatile.global.u32 %r2, [%rd1];\n"));
 }

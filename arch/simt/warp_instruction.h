@@ -52,6 +52,9 @@ struct StaticInstruction {
   bool is_branch = false;                 // bra (may diverge)
   bool is_exit = false;                   // ret / exit
   bool is_atomic = false;                 // atom / red: a read-modify-write of memory
+  // membar / fence, or an access qualified .volatile, .relaxed, .acquire, .release or
+  // .acq_rel: its order with other threads' accesses is part of what the kernel means.
+  bool orders_memory = false;
   // For global loads: ld.global.cg ("cache global") is served by L2 without looking up or
   // allocating in L1, so repeated reads never hit L1 (microbenchmarks use it to time L2).
   bool bypass_l1 = false;

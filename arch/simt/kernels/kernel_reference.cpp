@@ -139,27 +139,31 @@ void verify_stream_read(Checker& c, const HostBuffer& x, const HostBuffer& out) 
 
 }  // namespace
 
+void write_initial_buffer(const BufferSpec& spec, uint64_t& state, uint8_t* out) {
+  if (spec.init == BufferInit::zeros) return;  // `out` is zero-filled already
+  for (int64_t i = 0; i < spec.count; ++i) {
+    if (spec.init == BufferInit::chain) {
+      const uint32_t next = static_cast<uint32_t>((i + spec.chain_stride) % spec.count);
+      std::memcpy(out + i * 4, &next, 4);
+      continue;
+    }
+    // 24 random bits: a value in [-1, 1) exactly representable in FP32.
+    const float v = static_cast<float>(static_cast<int64_t>(splitmix(state) >> 40) - (1 << 23)) / float(1 << 23);
+    if (spec.type == ElementType::f16) {
+      const uint16_t h = float_to_half(v);
+      std::memcpy(out + i * 2, &h, 2);
+    } else {
+      std::memcpy(out + i * 4, &v, 4);
+    }
+  }
+}
+
 std::vector<HostBuffer> initial_buffers(const LaunchRecipe& recipe, uint64_t seed) {
   std::vector<HostBuffer> buffers;
   uint64_t state = seed;
   for (const BufferSpec& spec : recipe.buffers) {
     HostBuffer b(static_cast<size_t>(spec.count * element_bytes(spec.type)), 0);
-    for (int64_t i = 0; i < spec.count; ++i) {
-      if (spec.init == BufferInit::zeros) break;
-      if (spec.init == BufferInit::chain) {
-        const uint32_t next = static_cast<uint32_t>((i + spec.chain_stride) % spec.count);
-        std::memcpy(b.data() + i * 4, &next, 4);
-        continue;
-      }
-      // 24 random bits: a value in [-1, 1) exactly representable in FP32.
-      const float v = static_cast<float>(static_cast<int64_t>(splitmix(state) >> 40) - (1 << 23)) / float(1 << 23);
-      if (spec.type == ElementType::f16) {
-        const uint16_t h = float_to_half(v);
-        std::memcpy(b.data() + i * 2, &h, 2);
-      } else {
-        std::memcpy(b.data() + i * 4, &v, 4);
-      }
-    }
+    write_initial_buffer(spec, state, b.data());
     buffers.push_back(std::move(b));
   }
   return buffers;

@@ -22,6 +22,10 @@ using HostBuffer = std::vector<uint8_t>;
 // The initial contents of every buffer of the recipe (BufferSpec::init), reproducible from
 // `seed` on any platform (no std:: distributions).
 std::vector<HostBuffer> initial_buffers(const LaunchRecipe& recipe, uint64_t seed);
+// Writes one buffer's initial contents into `out` (zero-filled, spec.count elements of
+// spec.type), advancing `state`: initial_buffers(recipe, seed) is this for every buffer in
+// recipe order from state = seed. Lets a caller fill device memory in place.
+void write_initial_buffer(const BufferSpec& spec, uint64_t& state, uint8_t* out);
 
 struct VerifyResult {
   bool ok = true;

@@ -40,6 +40,23 @@ RecipeInstance::RecipeInstance(const LaunchRecipe& recipe, const PtxKernel& kern
     memory_.write_bytes(addresses_.back(), buffers[i].data(), buffers[i].size());
     sizes_.push_back(buffers[i].size());
   }
+  bind(recipe, kernel, registers_per_thread);
+}
+
+RecipeInstance::RecipeInstance(const LaunchRecipe& recipe, const PtxKernel& kernel, uint64_t seed,
+                               int registers_per_thread) {
+  uint64_t state = seed;
+  for (const BufferSpec& spec : recipe.buffers) {
+    const size_t bytes = static_cast<size_t>(spec.count * element_bytes(spec.type));
+    addresses_.push_back(memory_.allocate(bytes, spec.name));
+    sizes_.push_back(bytes);
+    // Fresh allocations are zero-filled, as write_initial_buffer expects.
+    write_initial_buffer(spec, state, memory_.translate(addresses_.back(), bytes));
+  }
+  bind(recipe, kernel, registers_per_thread);
+}
+
+void RecipeInstance::bind(const LaunchRecipe& recipe, const PtxKernel& kernel, int registers_per_thread) {
   std::vector<KernelArgument> args;
   for (const ArgumentSpec& a : recipe.args) {
     switch (a.kind) {
@@ -69,8 +86,9 @@ RecipeRunResult run_recipe(const LaunchRecipe& recipe, const PtxKernel& kernel, 
                            const RecipeRunOptions& options) {
   // Before any buffer is allocated: the launch's memory and work within loom's limits.
   check_launch_limits(recipe, config);
-  const std::vector<HostBuffer> before = initial_buffers(recipe, options.seed);
-  RecipeInstance instance(recipe, kernel, before, options.registers_per_thread);
+  RecipeInstance instance(recipe, kernel, options.seed, options.registers_per_thread);
+  // The inputs the reference needs, only when it is asked for (a copy of every buffer).
+  const std::vector<HostBuffer> before = options.verify ? instance.read_back() : std::vector<HostBuffer>{};
   // The grid's own limits (y and z) are only visible here; the engine sees a CTA count.
   check_launch(config, instance.model().cta_resources(), {recipe.grid.x, recipe.grid.y, recipe.grid.z});
   RecipeRunResult result;

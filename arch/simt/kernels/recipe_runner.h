@@ -29,11 +29,16 @@ class RecipeInstance {
  public:
   RecipeInstance(const LaunchRecipe& recipe, const PtxKernel& kernel, const std::vector<HostBuffer>& buffers,
                  int registers_per_thread = 0);
+  // The buffers' initial contents (initial_buffers(recipe, seed)) written straight into
+  // device memory, with no host copy of megabytes of inputs on the way.
+  RecipeInstance(const LaunchRecipe& recipe, const PtxKernel& kernel, uint64_t seed, int registers_per_thread = 0);
   FunctionalModel& model() { return *model_; }
   // Every buffer's contents now, in recipe order.
   std::vector<HostBuffer> read_back() const;
 
  private:
+  void bind(const LaunchRecipe& recipe, const PtxKernel& kernel, int registers_per_thread);
+
   GlobalMemory memory_;
   std::vector<uint64_t> addresses_;
   std::vector<size_t> sizes_;

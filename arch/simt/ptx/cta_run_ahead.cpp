@@ -1,25 +1,8 @@
 #include "arch/simt/ptx/cta_run_ahead.h"
 
-#include "arch/simt/ptx/decode_context.h"
 #include "sim/error.h"
 
 namespace loom::simt {
-
-namespace {
-
-// The opcode of an instruction as written ("@%p1 ld.volatile.global.u32 %r1, [%rd1];" gives
-// ld.volatile.global.u32), split as the decoder splits it.
-Opcode opcode_of(const std::string& text) {
-  size_t start = text.find_first_not_of(" \t");
-  if (start != std::string::npos && text[start] == '@') {  // past a guard
-    start = text.find_first_of(" \t", start);
-    if (start != std::string::npos) start = text.find_first_not_of(" \t", start);
-  }
-  if (start == std::string::npos) return {};
-  return split_opcode(text.substr(start, text.find_first_of(" \t;", start) - start));
-}
-
-}  // namespace
 
 bool can_run_ahead(const PtxKernel& kernel, std::string* why) {
   if (kernel.statics.size() > 65536) {  // records number instructions in 16 bits
@@ -27,11 +10,7 @@ bool can_run_ahead(const PtxKernel& kernel, std::string* why) {
     return false;
   }
   for (const StaticInstruction& s : kernel.statics) {
-    const Opcode op = opcode_of(s.text);
-    const bool orders = s.is_barrier || s.is_atomic || op.base == "membar" || op.base == "fence" ||
-                        op.has("volatile") || op.has("relaxed") || op.has("acquire") || op.has("release") ||
-                        op.has("acq_rel") || op.has("mmio");
-    if (orders) {
+    if (s.is_barrier || s.is_atomic || s.orders_memory) {
       if (why) *why = "'" + s.text + "' (line " + std::to_string(s.line) + ") synchronizes or orders memory";
       return false;
     }

@@ -11,7 +11,8 @@
 // When it is exact: the functional model is sequentially consistent, so executing a CTA's
 // instructions earlier changes what they compute only where some thread reads what another
 // writes without synchronization it could see. can_run_ahead() admits kernels with no
-// barriers, atomics, fences, or volatile, relaxed, acquire or release accesses; in those,
+// barriers, atomics, fences, or volatile, relaxed, acquire, release or acq_rel accesses (the
+// decoder's is_barrier, is_atomic and orders_memory flags); in those,
 // threads can only communicate through a data race, whose outcome CUDA leaves undefined.
 // Every other kernel executes at issue (FunctionalModel itself).
 //
@@ -31,6 +32,7 @@
 #include "arch/simt/ptx/functional_model.h"
 #include "arch/simt/ptx/warp_record_stream.h"
 #include "arch/simt/warp_instruction.h"
+#include "sim/huge_page_arena.h"
 
 namespace loom::simt {
 
@@ -66,13 +68,13 @@ class CtaRunAheadSource final : public WarpInstructionSource {
     bool done = false;  // its last instruction is recorded
   };
   struct Cta {
-    std::vector<Warp> warps;
+    HugePageVector<Warp> warps;
     int functional_slot = -1;  // while some warp has instructions left to run
   };
   void run(Cta& cta);
 
   FunctionalModel& model_;
-  std::vector<Cta> ctas_;             // by the timing model's slot
+  HugePageVector<Cta> ctas_;             // by the timing model's slot
   std::vector<int> free_functional_;  // the functional model's free slots, last freed last
   RecordArena arena_;
   ExecutedInstruction scratch_;

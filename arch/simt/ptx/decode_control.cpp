@@ -64,7 +64,8 @@ void decode_bar(D& x) {
 // Fences order memory between threads; a functional model executing one instruction at a
 // time is already sequentially consistent.
 void decode_fence(D& x) {
-  x.d().exec = &nothing;
+  x.d().exec = &nothing;  // executed in program order, the functional model's only order
+  x.info().orders_memory = true;
   x.classify(Unit::control, EnergyClass::control);
 }
 

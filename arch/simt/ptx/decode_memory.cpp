@@ -22,6 +22,13 @@ bool is_memory_hint(std::string_view m) {
   return (m.rfind("L1::", 0) == 0 || m.rfind("L2::", 0) == 0) && m != "L2::cache_hint";
 }
 
+// The qualifiers that make an access's order with other threads' accesses part of its
+// meaning (a flag, volatile data, a lock); the timing model's run-ahead needs it to be
+// unobservable (cta_run_ahead.h).
+bool orders_memory(std::string_view m) {
+  return m == "volatile" || m == "relaxed" || m == "acquire" || m == "release" || m == "acq_rel";
+}
+
 std::optional<MemorySpace> space_of(std::string_view m) {
   if (m == "global") return MemorySpace::global;
   if (m == "shared" || m == "shared::cta") return MemorySpace::shared;
@@ -42,6 +49,7 @@ Access parse_access(D& x) {
   Access a;
   bool spaced = false;
   for (const std::string& m : x.opcode().mods) {
+    if (orders_memory(m)) x.info().orders_memory = true;
     if (const auto s = space_of(m); s && !spaced) {
       a.space = *s;
       spaced = true;

@@ -20,6 +20,7 @@
 #include "arch/simt/ptx/ptx_program.h"
 #include "arch/simt/warp_instruction.h"
 #include "sim/huge_page_buffer.h"
+#include "sim/huge_page_arena.h"
 
 namespace loom::simt {
 
@@ -74,7 +75,7 @@ class FunctionalModel final : public WarpInstructionSource {
 
   LaunchState launch_;
   int registers_per_thread_ = 0;
-  std::vector<CtaState> slots_;
+  HugePageVector<CtaState> slots_;
   HugePageBuffer registers_;  // slot s's warps' registers start at registers_per_cta_ * s
   size_t registers_per_cta_ = 0;
 };

@@ -8,6 +8,7 @@
 
 #include "arch/simt/ptx/global_memory.h"
 #include "arch/simt/ptx/ptx_program.h"
+#include "sim/huge_page_arena.h"
 
 namespace loom::simt {
 
@@ -93,9 +94,9 @@ struct CtaState {
   int live_warps = 0;
   std::array<uint16_t, kBarriers> arrived{};   // warps waiting at each barrier
   std::array<uint16_t, kBarriers> expected{};  // warps it needs; 0 = every live warp
-  std::vector<WarpState> warps;
-  std::vector<uint8_t> shared;
-  std::vector<uint8_t> local;
+  HugePageVector<WarpState> warps;
+  HugePageVector<uint8_t> shared;
+  HugePageVector<uint8_t> local;
 };
 
 struct LaunchState {

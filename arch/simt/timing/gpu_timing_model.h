@@ -25,6 +25,7 @@
 #include "arch/simt/timing/static_facts_cache.h"
 #include "arch/simt/timing/tensor_core.h"
 #include "arch/simt/warp_instruction.h"
+#include "sim/huge_page_arena.h"
 
 namespace loom::simt {
 
@@ -107,7 +108,7 @@ class GpuTimingModel {
   L2Subsystem beyond_l1_;
   CoalescedAccess coalesced_;
   ExecutedInstruction executed_;
-  std::vector<SmState> sms_;
+  HugePageVector<SmState> sms_;
   std::vector<int> live_sms_;  // SMs with resident CTAs, ascending (rebuilt when one empties or fills)
   bool live_sms_changed_ = true;
   CtaScheduler ctas_;

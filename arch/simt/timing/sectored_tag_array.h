@@ -29,6 +29,7 @@
 #include "arch/simt/timing/bit_ops.h"
 #include "arch/simt/timing/timing_constants.h"
 #include "arch/simt/timing/way_scan.h"
+#include "sim/huge_page_arena.h"
 
 namespace loom::simt {
 
@@ -119,7 +120,7 @@ class SectoredTagArray {
   int64_t time_base() const { return time_base_; }
 
   bool enabled() const { return ways_ > 0; }
-  const std::vector<CacheLine>& lines() const { return lines_; }
+  const HugePageVector<CacheLine>& lines() const { return lines_; }
 
  private:
   // A shift and a mask where the stride and the set count are powers of two (every
@@ -143,7 +144,7 @@ class SectoredTagArray {
   }
   // Per set, padded to scan_stride_ ways for the vector scan (way_scan.h): fingerprint(line)
   // of each valid way; 0 = invalid.
-  std::vector<uint16_t> fingerprints_;
+  HugePageVector<uint16_t> fingerprints_;
   size_t scan_stride_ = 0;
   // Per set: the ends of its recency list and how many ways have ever been filled. Lines
   // are never invalidated, so the ways fill lowest first and the lowest invalid way is
@@ -184,9 +185,10 @@ class SectoredTagArray {
     state.newest_tag = tag;
   }
 
-  std::vector<SetState> set_state_;
-  std::vector<Link> links_;
-  std::vector<CacheLine> lines_;
+  // On huge pages (huge_page_arena.h): with 4 KiB pages most lookups also missed the TLB.
+  HugePageVector<SetState> set_state_;
+  HugePageVector<Link> links_;
+  HugePageVector<CacheLine> lines_;
   int64_t time_base_ = 0;  // what a line's arrival times count from
   uint64_t sets_ = 0;
   int ways_ = 0;

@@ -11,6 +11,7 @@
 #include "arch/simt/timing/sub_core.h"
 #include "arch/simt/timing/timing_constants.h"
 #include "arch/simt/timing/warp_slot.h"
+#include "sim/huge_page_arena.h"
 
 namespace loom::simt {
 
@@ -20,18 +21,18 @@ struct CtaContext {
   int64_t id = 0;
   int warps_live = 0;           // warps not yet finished
   int64_t retire_at = kNever;   // once every warp finished: when everything they issued is done
-  std::vector<int> warp_slots;  // its warps' slots in SmState::warps, by warp index
+  HugePageVector<int> warp_slots;  // its warps' slots in SmState::warps, by warp index
 };
 
 struct SmState {
-  std::vector<WarpSlot> warps;  // hardware warp slots; slot s runs on sub-core s % subcores
-  std::vector<WarpPipeline> pipelines;  // by warp slot
-  std::vector<SubCore> subcores;
+  HugePageVector<WarpSlot> warps;  // hardware warp slots; slot s runs on sub-core s % subcores
+  HugePageVector<WarpPipeline> pipelines;  // by warp slot
+  HugePageVector<SubCore> subcores;
   // By sub-core: when to evaluate it next (kNever while it has no warps, or nothing it
   // waits on can change). Kept apart from the sub-cores, so that finding the SM's next
   // busy cycle reads one cache line rather than every sub-core.
-  std::vector<int64_t> next_eval;
-  std::vector<CtaContext> ctas;    // occupancy-limit many
+  HugePageVector<int64_t> next_eval;
+  HugePageVector<CtaContext> ctas;    // occupancy-limit many
   SmMemoryPipeline memory;
   int live_ctas = 0;
   int64_t next_retire = kNever;  // earliest retire_at of its CTAs

@@ -24,6 +24,7 @@
 #include "arch/simt/timing/functional_units.h"
 #include "arch/simt/timing/timing_constants.h"
 #include "arch/simt/warp_instruction.h"
+#include "sim/huge_page_arena.h"
 
 namespace loom::simt {
 
@@ -50,11 +51,11 @@ struct ScheduledWarp {
 struct SubCore {
   int sm = 0;
   int index = 0;  // within its SM (SmState::next_eval)
-  std::vector<ScheduledWarp> warps;  // oldest first
+  HugePageVector<ScheduledWarp> warps;  // oldest first
   // warps[i].ready_at(), cached in an array of its own so the scheduler's scan over the
   // other warps is a branch-free min and compare over 8 contiguous bytes per warp;
   // refresh(i) after changing fetch_until, regs_until or state.
-  std::vector<int64_t> ready;
+  HugePageVector<int64_t> ready;
   // The warp that issued last (GTO's greedy warp, LRR's starting point): its position in
   // `warps` when it issued (a CTA retirement may shift it) and its age, which identifies it.
   size_t last_issuer = 0;
