@@ -32,7 +32,7 @@ struct SmState {
   // waits on can change). Kept apart from the sub-cores, so that finding the SM's next
   // busy cycle reads one cache line rather than every sub-core.
   HugePageVector<int64_t> next_eval;
-  HugePageVector<CtaContext> ctas;    // occupancy-limit many
+  HugePageVector<CtaContext> ctas;  // occupancy-limit many
   SmMemoryPipeline memory;
   int live_ctas = 0;
   int64_t next_retire = kNever;  // earliest retire_at of its CTAs
