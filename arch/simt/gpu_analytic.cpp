@@ -177,7 +177,7 @@ std::vector<uint64_t> buffer_bases(const LaunchRecipe& r) {
   uint64_t next = kGlobalBase;
   for (const BufferSpec& b : r.buffers) {
     bases.push_back(next);
-    const uint64_t bytes = std::max<uint64_t>(static_cast<uint64_t>(b.count * element_bytes(b.type)), 1);
+    const uint64_t bytes = std::max<uint64_t>(static_cast<uint64_t>(b.bytes()), 1);
     next += (bytes + 4096 + 255) / 256 * 256;
   }
   return bases;

@@ -87,7 +87,7 @@ LaunchRecipe make_custom_recipe(const PtxKernel& kernel, const std::string& ptx_
     int64_t integer = 0;
     double real = 0;
     if (parse_buffer(items[i], index, buffer, "--args")) {
-      r.compulsory_bytes += buffer.count * element_bytes(buffer.type);
+      r.compulsory_bytes += buffer.bytes();
       r.buffers.push_back(buffer);
       r.args.push_back({ArgumentSpec::Kind::buffer, static_cast<int>(r.buffers.size()) - 1, 0, 0});
     } else if (parse_integer(items[i], integer)) {

@@ -29,6 +29,7 @@ struct BufferSpec {
   BufferInit init = BufferInit::random;
   int64_t chain_stride = 1;  // BufferInit::chain
   bool output = false;       // checked against the CPU reference after the run
+  int64_t bytes() const { return count * element_bytes(type); }
 };
 
 // One kernel argument: a buffer (by index into LaunchRecipe::buffers) or a scalar.

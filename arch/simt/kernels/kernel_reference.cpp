@@ -162,7 +162,7 @@ std::vector<HostBuffer> initial_buffers(const LaunchRecipe& recipe, uint64_t see
   std::vector<HostBuffer> buffers;
   uint64_t state = seed;
   for (const BufferSpec& spec : recipe.buffers) {
-    HostBuffer b(static_cast<size_t>(spec.count * element_bytes(spec.type)), 0);
+    HostBuffer b(static_cast<size_t>(spec.bytes()), 0);
     write_initial_buffer(spec, state, b.data());
     buffers.push_back(std::move(b));
   }

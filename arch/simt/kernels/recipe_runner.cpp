@@ -47,7 +47,7 @@ RecipeInstance::RecipeInstance(const LaunchRecipe& recipe, const PtxKernel& kern
                                int registers_per_thread) {
   uint64_t state = seed;
   for (const BufferSpec& spec : recipe.buffers) {
-    const size_t bytes = static_cast<size_t>(spec.count * element_bytes(spec.type));
+    const size_t bytes = static_cast<size_t>(spec.bytes());
     addresses_.push_back(memory_.allocate(bytes, spec.name));
     sizes_.push_back(bytes);
     // Fresh allocations are zero-filled, as write_initial_buffer expects.

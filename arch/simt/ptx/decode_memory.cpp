@@ -10,23 +10,24 @@ namespace {
 
 using D = DecodeContext;
 
-// Qualifiers that order or cache memory accesses but do not change what a single-threaded
-// functional model computes. Of the cache hints the timing model honours only a load's .cg
-// (Access::cache_global); the others time as the default .ca.
-bool is_memory_hint(std::string_view m) {
-  static const std::string_view kHints[] = {"nc", "ca", "cg", "cs", "lu", "cv", "wb", "wt", "weak", "volatile",
-                                            "relaxed", "acquire", "release", "acq_rel", "sys", "gpu", "cta",
-                                            "cluster", "unified", "noftz", "aligned", "sync"};
-  for (std::string_view h : kHints)
-    if (m == h) return true;
-  return (m.rfind("L1::", 0) == 0 || m.rfind("L2::", 0) == 0) && m != "L2::cache_hint";
-}
-
 // The qualifiers that make an access's order with other threads' accesses part of its
 // meaning (a flag, volatile data, a lock); the timing model's run-ahead needs it to be
 // unobservable (cta_run_ahead.h).
 bool orders_memory(std::string_view m) {
   return m == "volatile" || m == "relaxed" || m == "acquire" || m == "release" || m == "acq_rel";
+}
+
+// Qualifiers that order or cache memory accesses but do not change what a single-threaded
+// functional model computes (the ordering ones are also marked: orders_memory). Of the
+// cache hints the timing model honours only a load's .cg (Access::cache_global); the
+// others time as the default .ca.
+bool is_memory_hint(std::string_view m) {
+  static const std::string_view kHints[] = {"nc",  "ca",  "cg",  "cs",  "lu",      "cv",      "wb",    "wt",      "weak",
+                                            "sys", "gpu", "cta", "cluster", "unified", "noftz", "aligned", "sync"};
+  if (orders_memory(m)) return true;
+  for (std::string_view h : kHints)
+    if (m == h) return true;
+  return (m.rfind("L1::", 0) == 0 || m.rfind("L2::", 0) == 0) && m != "L2::cache_hint";
 }
 
 std::optional<MemorySpace> space_of(std::string_view m) {
