@@ -25,7 +25,7 @@ namespace loom {
 namespace {
 
 constexpr size_t kChunkBytes = size_t{32} << 20;  // faulted in as used (HugePageBuffer)
-constexpr size_t kAlignment = 64;                 // a host cache line: no block shares one
+constexpr size_t kAlignment = kHugePageArenaAlignment;  // no two blocks share a host cache line
 
 struct Arena;
 Arena& arena();
@@ -62,7 +62,8 @@ size_t rounded(size_t bytes) { return (std::max<size_t>(bytes, 1) + kAlignment -
 
 void* huge_page_arena_allocate(size_t bytes) {
 #ifdef LOOM_ARENA_USES_NEW
-  return ::operator new(bytes);
+  // Aligned as the arena's blocks are: a CacheLine needs 32 bytes, more than plain new gives.
+  return ::operator new(bytes, std::align_val_t{kAlignment});
 #else
   const size_t size = rounded(bytes);
   Arena& a = arena();
@@ -89,7 +90,7 @@ void* huge_page_arena_allocate(size_t bytes) {
 void huge_page_arena_free(void* p, size_t bytes) noexcept {
 #ifdef LOOM_ARENA_USES_NEW
   (void)bytes;
-  ::operator delete(p);
+  ::operator delete(p, std::align_val_t{kAlignment});
 #else
   if (!p) return;
   const size_t size = rounded(bytes);

@@ -19,6 +19,9 @@
 
 namespace loom {
 
+// Every block is aligned to this (a host cache line), with or without the arena.
+inline constexpr size_t kHugePageArenaAlignment = 64;
+
 void* huge_page_arena_allocate(size_t bytes);
 void huge_page_arena_free(void* p, size_t bytes) noexcept;
 
@@ -37,6 +40,7 @@ struct HugePageAllocator {
   HugePageAllocator() = default;
   template <class U>
   HugePageAllocator(const HugePageAllocator<U>&) noexcept {}
+  static_assert(alignof(T) <= kHugePageArenaAlignment, "the arena aligns blocks to a host cache line only");
   T* allocate(size_t n) {
     if (n > static_cast<size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
     return static_cast<T*>(huge_page_arena_allocate(n * sizeof(T)));

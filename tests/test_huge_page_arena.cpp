@@ -15,6 +15,21 @@ using loom::huge_page_arena_allocate;
 using loom::huge_page_arena_free;
 using loom::huge_page_arena_use;
 
+TEST_CASE("huge page arena: blocks aligned to a host cache line, with or without the arena") {
+  // Under AddressSanitizer operator new serves the blocks, and must align them as well:
+  // the cache tag arrays hold 32-byte-aligned lines (UBSan caught 16-byte ones).
+  struct alignas(32) Line {
+    uint64_t words[4] = {};
+  };
+  for (size_t n : {size_t{1}, size_t{3}, size_t{1000}}) {
+    HugePageVector<Line> lines(n);
+    CHECK(reinterpret_cast<uintptr_t>(lines.data()) % loom::kHugePageArenaAlignment == 0);
+  }
+  void* p = huge_page_arena_allocate(24);
+  CHECK(reinterpret_cast<uintptr_t>(p) % loom::kHugePageArenaAlignment == 0);
+  huge_page_arena_free(p, 24);
+}
+
 TEST_CASE("huge page arena: aligned, counted and reused blocks; big blocks; vectors from several threads") {
   if (!loom::huge_page_arena_enabled()) return;  // AddressSanitizer: operator new serves every block
   const size_t live_before = huge_page_arena_use().live_bytes;
