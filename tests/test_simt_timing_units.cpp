@@ -546,7 +546,7 @@ TEST_CASE("simt timing: sectored tag array, hits and victims match a plain LRU l
   // cluster, so sets see runs of repeat hits, hits deep in the list, fills of empty ways and
   // evictions.
   int hits = 0, misses = 0, evictions = 0, false_hints = 0;
-  for (int ways : {1, 2, 3, 8, 16, 24, 64, 70})
+  for (int ways : {1, 2, 3, 8, 16, 24, 64, 65, 70, 128, 256})  // 256: a V100 L1 set
     for (int sets : {1, 2, 3, 4}) {
       SectoredTagArray tags;
       tags.configure(int64_t{sets} * ways * 128, 128, ways, 1);
@@ -623,22 +623,33 @@ TEST_CASE("simt timing: sectored tag array, hits and victims match a plain LRU l
 }
 
 TEST_CASE("simt timing: a probe's way shows sectors only of the line it was asked for") {
-  // One set of four ways holding line 7; another line whose fingerprint matches 7's is
-  // probed at 7's way (a false hint), and must read no sectors there.
-  SectoredTagArray tags;
-  tags.configure(4 * 128, 128, 4, 1);
-  uint64_t evicted = 0;
-  uint8_t dirty = 0;
-  tags.allocate(7, evicted, dirty)->valid = 0b0110;
-  const int way = tags.probe(7);
-  REQUIRE(way != SectoredTagArray::kAbsent);
-  CHECK(tags.valid_probed(7, way) == 0b0110);
-  uint64_t twin = 8;
-  while (tags.probe(twin) == SectoredTagArray::kAbsent) ++twin;  // 16-bit fingerprints: found within ~65,536
-  CHECK(tags.probe(twin) == way);
-  CHECK(tags.valid_probed(twin, way) == 0);
-  CHECK(tags.find_probed(twin, way) == nullptr);
-  CHECK(tags.valid_probed(9, SectoredTagArray::kAbsent) == 0);
+  // One set holding line 7; another line whose fingerprint matches 7's is probed at 7's
+  // way (a false hint), and must read no sectors there. A set of four ways and one of 128
+  // (four AVX-512 compares).
+  for (int ways : {4, 128}) {
+    CAPTURE(ways);
+    SectoredTagArray tags;
+    tags.configure(int64_t{ways} * 128, 128, ways, 1);
+    uint64_t evicted = 0;
+    uint8_t dirty = 0;
+    tags.allocate(7, evicted, dirty)->valid = 0b0110;
+    const int way = tags.probe(7);
+    REQUIRE(way != SectoredTagArray::kAbsent);
+    CHECK(tags.valid_probed(7, way) == 0b0110);
+    uint64_t twin = 8;
+    while (tags.probe(twin) == SectoredTagArray::kAbsent) ++twin;  // 16-bit fingerprints: found within ~65,536
+    CHECK(tags.probe(twin) == way);
+    CHECK(tags.valid_probed(twin, way) == 0);
+    CHECK(tags.find_probed(twin, way) == nullptr);
+    CHECK(tags.valid_probed(9, SectoredTagArray::kAbsent) == 0);
+    // Both resident: each lookup passes the other's matching fingerprint to find its own.
+    tags.allocate(twin, evicted, dirty)->valid = 0b1001;
+    REQUIRE(tags.find(7) != nullptr);
+    CHECK(tags.find(7)->valid == 0b0110);
+    REQUIRE(tags.find(twin) != nullptr);
+    CHECK(tags.find(twin)->valid == 0b1001);
+    CHECK(tags.find(7)->valid == 0b0110);  // 7 is the newest again: found past its twin
+  }
 }
 
 TEST_CASE("simt timing: sectored tag array, LRU and interleaving") {
