@@ -642,13 +642,14 @@ TEST_CASE("simt timing: a probe's way shows sectors only of the line it was aske
     CHECK(tags.valid_probed(twin, way) == 0);
     CHECK(tags.find_probed(twin, way) == nullptr);
     CHECK(tags.valid_probed(9, SectoredTagArray::kAbsent) == 0);
-    // Both resident: each lookup passes the other's matching fingerprint to find its own.
+    // Both resident, 7 in the lower way: the twin's lookup passes 7's matching fingerprint
+    // to find its own, and 7, no longer the newest, is found by the scan again.
     tags.allocate(twin, evicted, dirty)->valid = 0b1001;
     REQUIRE(tags.find(7) != nullptr);
     CHECK(tags.find(7)->valid == 0b0110);
     REQUIRE(tags.find(twin) != nullptr);
     CHECK(tags.find(twin)->valid == 0b1001);
-    CHECK(tags.find(7)->valid == 0b0110);  // 7 is the newest again: found past its twin
+    CHECK(tags.find(7)->valid == 0b0110);
   }
 }
 
