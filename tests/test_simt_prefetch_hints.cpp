@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "apps/layer_record_json.h"
@@ -11,6 +12,7 @@
 #include "arch/simt/kernels/kernel_catalog.h"
 #include "arch/simt/kernels/kernel_reference.h"
 #include "arch/simt/kernels/recipe_runner.h"
+#include "arch/simt/ptx/cta_run_ahead.h"
 #include "arch/simt/timing/gpu_engine.h"
 
 using namespace loom;
@@ -18,29 +20,42 @@ using namespace loom::simt;
 
 namespace {
 
-// Forwards everything to a functional model; counts the hints and passes them on only when
-// asked to.
-class HintCounter final : public WarpInstructionSource {
+// Forwards everything to another source; the watchers below override what they watch.
+class ForwardingSource : public WarpInstructionSource {
  public:
-  HintCounter(FunctionalModel& model, bool forward) : model_(model), forward_(forward) {}
+  explicit ForwardingSource(WarpInstructionSource& inner) : inner_(inner) {}
 
-  int64_t cta_count() const override { return model_.cta_count(); }
-  CtaResources cta_resources() const override { return model_.cta_resources(); }
-  void reserve_slots(int slot_count) override { model_.reserve_slots(slot_count); }
-  void start_cta(int slot, int64_t cta_id) override { model_.start_cta(slot, cta_id); }
-  void retire_cta(int slot) override { model_.retire_cta(slot); }
-  bool warp_done(int slot, int warp) const override { return model_.warp_done(slot, warp); }
-  bool warp_at_barrier(int slot, int warp) const override { return model_.warp_at_barrier(slot, warp); }
-  const StaticInstruction& peek(int slot, int warp) const override { return model_.peek(slot, warp); }
-  void execute(int slot, int warp, ExecutedInstruction& out) override {
-    if (hinted_.erase(model_.handle(slot, warp).state) > 0) ++hinted_issues;
-    model_.execute(slot, warp, out);
+  int64_t cta_count() const override { return inner_.cta_count(); }
+  CtaResources cta_resources() const override { return inner_.cta_resources(); }
+  void reserve_slots(int slot_count) override { inner_.reserve_slots(slot_count); }
+  void start_cta(int slot, int64_t cta_id) override { inner_.start_cta(slot, cta_id); }
+  void retire_cta(int slot) override { inner_.retire_cta(slot); }
+  bool warp_done(int slot, int warp) const override { return inner_.warp_done(slot, warp); }
+  bool warp_at_barrier(int slot, int warp) const override { return inner_.warp_at_barrier(slot, warp); }
+  const StaticInstruction& peek(int slot, int warp) const override { return inner_.peek(slot, warp); }
+  void execute(int slot, int warp, ExecutedInstruction& out) override { inner_.execute(slot, warp, out); }
+  WarpStateHandle handle(int slot, int warp) const override { return inner_.handle(slot, warp); }
+  void prefetch(const WarpStateHandle& warp, const StaticInstruction& next) const override {
+    inner_.prefetch(warp, next);
   }
-  WarpStateHandle handle(int slot, int warp) const override { return model_.handle(slot, warp); }
+
+ protected:
+  WarpInstructionSource& inner_;
+};
+
+// Counts the hints, and passes them on to the functional model only when asked to.
+class HintCounter final : public ForwardingSource {
+ public:
+  HintCounter(FunctionalModel& model, bool forward) : ForwardingSource(model), forward_(forward) {}
+
+  void execute(int slot, int warp, ExecutedInstruction& out) override {
+    if (hinted_.erase(inner_.handle(slot, warp).state) > 0) ++hinted_issues;
+    inner_.execute(slot, warp, out);
+  }
   void prefetch(const WarpStateHandle& warp, const StaticInstruction& next) const override {
     ++hints;
     hinted_.insert(warp.state);
-    if (forward_) model_.prefetch(warp, next);
+    if (forward_) inner_.prefetch(warp, next);
   }
 
   mutable int64_t hints = 0;
@@ -48,7 +63,6 @@ class HintCounter final : public WarpInstructionSource {
 
  private:
   mutable std::unordered_set<const void*> hinted_;  // warps (their state) hinted, not yet issued
-  FunctionalModel& model_;
   bool forward_;
 };
 
@@ -68,7 +82,55 @@ Outcome launch(const std::string& kernel, const GpuConfig& config, bool forward_
   return {gpu_stats_to_json(stats).dump(), instance.read_back(), source.hints, source.hinted_issues, stats.warp_instructions};
 }
 
+// At each issue of a run-ahead source's warp, asks whether the warp's last hint named the
+// record the source then reads (its handle's `data`, the stream's cursor).
+class RecordHintChecker final : public ForwardingSource {
+ public:
+  explicit RecordHintChecker(CtaRunAheadSource& source) : ForwardingSource(source) {}
+
+  void execute(int slot, int warp, ExecutedInstruction& out) override {
+    const WarpStateHandle now = inner_.handle(slot, warp);
+    if (const auto hint = hinted_.find(now.state); hint != hinted_.end()) {
+      ++(hint->second == now.data ? fresh : stale);
+      hinted_.erase(hint);
+    }
+    inner_.execute(slot, warp, out);
+    if (out.next_state != inner_.handle(slot, warp).data) ++misreported;
+  }
+  void prefetch(const WarpStateHandle& warp, const StaticInstruction& next) const override {
+    hinted_[warp.state] = warp.data;
+    inner_.prefetch(warp, next);
+  }
+
+  int64_t fresh = 0, stale = 0;  // issues whose warp's last hint named its next record, or another
+  int64_t misreported = 0;       // instructions whose next_state was not the stream's cursor
+
+ private:
+  mutable std::unordered_map<const void*, const void*> hinted_;  // a warp's stream: its last hint's record
+};
+
 }  // namespace
+
+TEST_CASE("simt prefetch hints: a run-ahead warp's hint names the record its next issue reads") {
+  // The timing model keeps each instruction's next_state in the warp's handle, so the hint
+  // needs no read of the warp's stream. Stale only where another warp of the CTA ran it on
+  // (records appended, the cursor moved past a jump) after the warp's last issue; at
+  // K = 2048 each warp runs ahead several times.
+  const GpuConfig config = load_gpu_config(std::string(LOOM_SOURCE_DIR) + "/configs/v100.json");
+  for (const int64_t k : {64, 2048}) {
+    CAPTURE(k);
+    const LaunchRecipe recipe = make_launch_recipe("wmma_gemm", {{"M", 32}, {"N", 32}, {"K", k}}, "sizes");
+    RecipeInstance instance(recipe, shipped_kernel("wmma_gemm"), initial_buffers(recipe, 7));
+    CtaRunAheadSource ahead(instance.model());
+    RecordHintChecker source(ahead);
+    const GpuStats stats = simulate_launch(config, source);
+    MESSAGE("K = ", k, ": ", source.fresh, " hints named the next record, ", source.stale, " did not, of ",
+            stats.warp_instructions, " issues");
+    CHECK(source.misreported == 0);
+    CHECK(source.fresh * 10 >= stats.warp_instructions * 9);
+    CHECK(source.stale * 100 <= source.fresh);
+  }
+}
 
 TEST_CASE("simt prefetch hints: given while warps issue, and acting on them changes nothing") {
   const GpuConfig config = load_gpu_config(std::string(LOOM_SOURCE_DIR) + "/configs/v100.json");

@@ -108,6 +108,10 @@ struct ExecutedInstruction {
   bool warp_done = false;
   bool warp_at_barrier = false;
   const StaticInstruction* next = nullptr;
+  // Where the source will read the warp's next instruction from, where that moves (the
+  // run-ahead's record cursor): the timing model keeps it as its WarpStateHandle::data, so
+  // that a hint need not load the warp's state to find it. nullptr: the handle stays.
+  const void* next_state = nullptr;
 };
 
 // The segments of `x`, whichever form it reported them in: x.segments, or one per lane of
@@ -127,7 +131,9 @@ struct CtaResources {
 // model, which only hands it back with prefetch hints.
 struct WarpStateHandle {
   const void* state = nullptr;
-  const void* registers = nullptr;
+  // What else of the warp the source reads: FunctionalModel's registers; the run-ahead's
+  // next record, which moves with each instruction (ExecutedInstruction::next_state).
+  const void* data = nullptr;
 };
 
 // The functional side as the timing model sees it. CTAs live in hardware slots numbered
@@ -153,7 +159,8 @@ class WarpInstructionSource {
   // Prefetch hints; they change no result. With thousands of warps resident, a warp's state
   // has usually left the host's caches by the time it issues again, and executing then
   // waits on those misses one after another. The timing model asks for a warp's handle once
-  // per CTA start (valid until the CTA retires) and passes it to prefetch() when it expects
+  // per CTA start (valid until the CTA retires), sets its `data` to each instruction's
+  // next_state where the source reports one, and passes it to prefetch() when it expects
   // that warp to issue `next` soon, so the loads overlap with other warps' work.
   virtual WarpStateHandle handle(int /*slot*/, int /*warp*/) const { return {}; }
   virtual void prefetch(const WarpStateHandle& /*warp*/, const StaticInstruction& /*next*/) const {}

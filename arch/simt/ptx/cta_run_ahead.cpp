@@ -92,19 +92,27 @@ void CtaRunAheadSource::execute(int slot, int warp, ExecutedInstruction& out) {
   Cta& cta = ctas_[static_cast<size_t>(slot)];
   Warp& w = cta.warps[static_cast<size_t>(warp)];
   w.stream.replay(arena_, model_.kernel().statics, out);
-  if (out.warp_done || out.next) return;
-  // The warp has issued everything recorded for it: its CTA runs on.
-  run(cta);
-  out.next = &peek(slot, warp);
+  if (!out.warp_done && !out.next) {
+    // The warp has issued everything recorded for it: its CTA runs on.
+    run(cta);
+    out.next = &peek(slot, warp);
+  }
+  out.next_state = w.stream.cursor();
 }
 
 WarpStateHandle CtaRunAheadSource::handle(int slot, int warp) const {
-  return {&ctas_[static_cast<size_t>(slot)].warps[static_cast<size_t>(warp)].stream, nullptr};
+  const WarpRecordStream& stream = ctas_[static_cast<size_t>(slot)].warps[static_cast<size_t>(warp)].stream;
+  return {&stream, stream.cursor()};
 }
 
-// The warp's next record: its first two host lines (a wmma.load's runs into the second).
+// The warp's stream and its next record's first two host lines (a wmma.load's runs into the
+// second). The record's place comes with the handle (the cursor after the warp's last
+// replay), not from the stream: reading the stream here waited on its miss, 5% of the WMMA
+// GEMM's samples. Another warp of the CTA running on may have moved the cursor past a jump
+// since; the hint then names the jump, a stale but harmless address.
 void CtaRunAheadSource::prefetch(const WarpStateHandle& warp, const StaticInstruction&) const {
-  const auto* line = static_cast<const char*>(static_cast<const WarpRecordStream*>(warp.state)->cursor());
+  const auto* line = static_cast<const char*>(warp.data);
+  __builtin_prefetch(warp.state);
   __builtin_prefetch(line);
   __builtin_prefetch(line + 64);
 }

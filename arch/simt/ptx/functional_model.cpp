@@ -176,7 +176,7 @@ WarpStateHandle FunctionalModel::handle(int slot, int warp) const {
 void FunctionalModel::prefetch(const WarpStateHandle& warp, const StaticInstruction& next) const {
   const PtxKernel& k = *launch_.kernel;
   const DecodedInstruction& d = k.code[static_cast<size_t>(&next - k.statics.data())];
-  const auto* regs = static_cast<const uint64_t*>(warp.registers);
+  const auto* regs = static_cast<const uint64_t*>(warp.data);
   __builtin_prefetch(warp.state);
   __builtin_prefetch(static_cast<const char*>(warp.state) + 64);
   auto lines = [regs, &k](uint32_t operand, auto write, int halves = 2) {

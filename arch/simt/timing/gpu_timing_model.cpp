@@ -418,7 +418,9 @@ void GpuTimingModel::count(const StaticInstruction& inst) {
 
 void GpuTimingModel::issue(SmState& sm, SubCore& sc, int slot, WarpSlot& w, int64_t c) {
   const StaticInstruction& peeked = *w.next;
+  executed_.next_state = nullptr;
   source_->execute(w.source_slot, w.warp, executed_);
+  if (executed_.next_state) w.functional.data = executed_.next_state;
   const StaticInstruction& inst = executed_.inst ? *executed_.inst : peeked;
   count(inst);
   WarpPipeline& pipe = sm.pipelines[static_cast<size_t>(slot)];
