@@ -74,3 +74,44 @@ TEST_CASE("simt way scan: a single match is found at every way, from the first w
     }
   }
 }
+
+TEST_CASE("simt way scan: the scan of many keys at once answers as one scan per key") {
+  // find_prints against find_print from way 0, for every set size up to 80 ways and larger
+  // ones past the 256 the AVX-512 version keeps in registers (its fallback), 0 to 32 keys:
+  // keys found once, found several times, absent, and equal to what the padding holds.
+  std::vector<FindPrintsFn> finds{&find_prints_portable, find_prints};
+  if (loom::host_has_avx512bw()) finds.push_back(&find_prints_avx512);
+  std::mt19937_64 rng(5);
+  std::vector<int> sizes;
+  for (int ways = 1; ways <= 80; ++ways) sizes.push_back(ways);
+  for (int ways : {96, 127, 128, 129, 191, 192, 200, 240, 255, 256, 257, 300}) sizes.push_back(ways);
+  int checked = 0, absent = 0;
+  for (int ways : sizes)
+    for (int trial = 0; trial < 12; ++trial) {
+      const size_t padded = static_cast<size_t>(padded_ways(ways));
+      const auto alphabet = static_cast<uint16_t>(2 + rng() % (trial < 6 ? 8 : 600));
+      std::vector<uint16_t> prints(padded);
+      for (uint16_t& p : prints) p = static_cast<uint16_t>(1 + rng() % alphabet);
+      const auto n = static_cast<int>(rng() % 33);
+      std::vector<uint16_t> keys(static_cast<size_t>(n));
+      for (uint16_t& k : keys) k = static_cast<uint16_t>(1 + rng() % (alphabet + 2));
+      // The padding holds the first key, except at its first way (whose index is the answer
+      // for an absent key), so a version answering from past the set is caught.
+      for (size_t w = static_cast<size_t>(ways); w < padded && n > 0; ++w)
+        prints[w] = w == static_cast<size_t>(ways) ? static_cast<uint16_t>(keys[0] + 1) : keys[0];
+      CAPTURE(ways);
+      CAPTURE(trial);
+      for (FindPrintsFn find : finds) {
+        std::vector<int> out(static_cast<size_t>(n), -1);
+        find(prints.data(), ways, keys.data(), n, out.data(), WayHints{});
+        for (int i = 0; i < n; ++i) {
+          const int expected = first_match(prints, 0, ways, keys[static_cast<size_t>(i)]);
+          CHECK(out[static_cast<size_t>(i)] == expected);
+          absent += expected == ways;
+          ++checked;
+        }
+      }
+    }
+  CHECK(checked > 20000);
+  CHECK(absent > checked / 10);
+}

@@ -30,6 +30,8 @@ class L1Cache {
   L1Lookup lookup(uint64_t line, uint32_t mask, int64_t t) { return sectors_of(tags_.find(line), mask, t); }
   // Where `line` is, ahead of its lookup (SectoredTagArray::probe); also a hint.
   int probe(uint64_t line) const { return tags_.probe(line); }
+  // probe() of each of lines[0..n), into ways[0..n) (SectoredTagArray::probe_all).
+  void probe_all(const uint64_t* lines, int n, int* ways) const { tags_.probe_all(lines, n, ways); }
   // Whether a lookup of sectors `mask` of `line`, probed at `way`, would miss some of them.
   bool lacks(uint64_t line, int way, uint32_t mask) const { return (mask & ~uint32_t{tags_.valid_probed(line, way)}) != 0; }
   // lookup() of a line probed at `way`, with no fill of `line` in between.

@@ -62,6 +62,46 @@ CacheLine* SectoredTagArray::find(uint64_t line) {
   return &lines_[first + static_cast<size_t>(w)];
 }
 
+void SectoredTagArray::probe_all(const uint64_t* lines, int n, int* ways) const {
+  constexpr int kChunk = 32;  // a wmma.load's 16 rows, or a 32-lane scatter, in one
+  for (int from = 0; from < n; from += kChunk) {
+    const uint64_t* chunk = lines + from;
+    int* chunk_ways = ways + from;
+    const int count = std::min(kChunk, n - from);
+    const size_t set = set_of(chunk[0]);
+    bool one_set = ways_ > 0;
+    for (int i = 1; i < count && one_set; ++i) one_set = set_of(chunk[i]) == set;
+    if (!one_set) {
+      for (int i = 0; i < count; ++i) chunk_ways[i] = probe(chunk[i]);
+      continue;
+    }
+    // The set's newest way answers without a scan, as in probe(); the others are scanned
+    // together, each answer hinted as soon as it is found (the lookups wait on them).
+    const SetState& state = set_state_[set];
+    const size_t first = set * static_cast<size_t>(ways_);
+    uint16_t keys[kChunk];
+    int scanned[kChunk], found[kChunk];
+    int m = 0;
+    for (int i = 0; i < count; ++i) {
+      if (chunk[i] + 1 == state.newest_tag) {
+        chunk_ways[i] = state.newest;
+        prefetch_way(first + state.newest);
+      } else {
+        keys[m] = fingerprint(chunk[i]);
+        scanned[m++] = i;
+      }
+    }
+    WayHints hints;
+    hints.lines = reinterpret_cast<const char*>(lines_.data() + first);
+    hints.line_bytes = sizeof(CacheLine);
+    hints.links = reinterpret_cast<const char*>(links_.data() + first);
+    hints.link_bytes = sizeof(Link);
+    hints.victim = state.filled == ways_ ? state.oldest : -1;
+    find_prints(fingerprints_.data() + set * scan_stride_, ways_, keys, m, found, hints);
+    for (int j = 0; j < m; ++j) chunk_ways[scanned[j]] = found[j] == ways_ ? kAbsent : found[j];
+  }
+}
+
 CacheLine* SectoredTagArray::allocate(uint64_t line, uint64_t& evicted_line, uint8_t& evicted_dirty) {
   if (ways_ == 0) return nullptr;
   const size_t set = set_of(line);

@@ -9,7 +9,7 @@
 // in the set's state too, so the guess reads no line), then scans the set's fingerprints
 // (512 bytes for a V100 L1 set of 256 ways, where the tags would be 2 KiB; 32 per vector
 // compare where the host has AVX-512, 16 with AVX2, way_scan.h) and compares full tags only
-// where a fingerprint matches. A load of several lines probes them all first (probe,
+// where a fingerprint matches. A load of several lines probes them all first (probe_all,
 // find_probed), so that the host's misses on their lines overlap. Each set keeps its ways
 // in recency order as a doubly linked list, so a hit moves its way to the front and the
 // victim of an allocation is the back, both in a few steps, where stamps would need a pass
@@ -78,6 +78,10 @@ class SectoredTagArray {
     prefetch_way(first + static_cast<size_t>(w));
     return w;
   }
+  // probe() of each of lines[0..n), into ways[0..n), with one pass over the fingerprints
+  // where the lines share a set (find_prints): a wmma.load's rows do in a V100's L1.
+  // The same answers and hints as n probes.
+  void probe_all(const uint64_t* lines, int n, int* ways) const;
   // find() for `line` probed at `way`, when `line` was not allocated in between (other lines
   // may have been): one tag compare confirms the probe, for a fingerprint match may be
   // another line's, and an allocation may have taken the way since. Inline: every line of

@@ -50,7 +50,8 @@ MemoryTiming SmMemoryPipeline::load(const ExecutedInstruction& x, bool bypass_l1
   stats.l1_sector_accesses += a.sectors;
   // A request of several lines (a wmma.load's 16 rows, an uncoalesced load) looks them up
   // one after another, each in tag state that is rarely in the host's caches: probe them
-  // all first, so the host's misses overlap, and the lookups start where the probes ended.
+  // all first, so the host's misses overlap, and the lookups start where the probes ended
+  // (in one pass over the set where they share one, as a wmma.load's rows do: probe_all).
   // Where the L1 lacks a line or some of its sectors, probe (and hint) the L2 tags too: a
   // second pass reads the L1 lines' sectors once the first pass's hints have brought them
   // in. (A wmma.load's rows are one sector each, so most of its misses are of sectors of
@@ -61,7 +62,13 @@ MemoryTiming SmMemoryPipeline::load(const ExecutedInstruction& x, bool bypass_l1
   int way[CoalescedAccess::kMaxLines];
   L2Subsystem::Probe l2_probe[CoalescedAccess::kMaxLines];
   if (probed) {
-    for (int i = 0; i < a.lines; ++i) way[i] = bypass_l1 ? SectoredTagArray::kAbsent : l1_.probe(a.requests[i].line);
+    if (bypass_l1) {
+      std::fill_n(way, a.lines, SectoredTagArray::kAbsent);
+    } else {
+      uint64_t lines[CoalescedAccess::kMaxLines];
+      for (int i = 0; i < a.lines; ++i) lines[i] = a.requests[i].line;
+      l1_.probe_all(lines, a.lines, way);
+    }
     for (int i = 0; i < a.lines; ++i) {
       const LineRequest& r = a.requests[i];
       l2_probe[i] = l1_.lacks(r.line, way[i], r.sector_mask) ? beyond_l1_->prefetch(r.line, r.sector_mask)

@@ -18,6 +18,26 @@ int find_print_portable(const uint16_t* prints, int from, int ways, uint16_t pri
   return ways;
 }
 
+namespace {
+
+// Asks the host for the state of way `found` (or the victim's, where the key is absent).
+inline void hint_answer(const WayHints& hints, int found, int ways) {
+  const int w = found < ways ? found : hints.victim;
+  if (w < 0 || !hints.lines) return;
+  __builtin_prefetch(hints.lines + static_cast<size_t>(w) * hints.line_bytes, 1);
+  __builtin_prefetch(hints.links + static_cast<size_t>(w) * hints.link_bytes, 1);
+}
+
+}  // namespace
+
+void find_prints_portable(const uint16_t* prints, int ways, const uint16_t* keys, int n, int* out,
+                          const WayHints& hints) {
+  for (int i = 0; i < n; ++i) {
+    out[i] = find_print(prints, 0, ways, keys[i]);
+    hint_answer(hints, out[i], ways);
+  }
+}
+
 #ifdef LOOM_WAY_SCAN_AVX2
 namespace {
 
@@ -90,6 +110,46 @@ __attribute__((target("avx512f,avx512bw"))) int find_print_avx512(const uint16_t
   }
   return ways;
 }
+
+__attribute__((target("avx512f,avx512bw"))) void find_prints_avx512(const uint16_t* prints, int ways,
+                                                                   const uint16_t* keys, int n, int* out,
+                                                                   const WayHints& hints) {
+  constexpr int kMaxVectors = 8;  // 256 ways, a V100 L1 set with no shared memory
+  const int padded = padded_ways(ways);
+  if (padded > kMaxVectors * 32) {
+    for (int i = 0; i < n; ++i) {
+      out[i] = find_print_avx512(prints, 0, ways, keys[i]);
+      hint_answer(hints, out[i], ways);
+    }
+    return;
+  }
+  // The set, 32 fingerprints to a register; lanes past the padding load as 0, which no key
+  // is (fingerprints are never 0), and hits at `ways` or past it are dropped below.
+  const int vectors = (padded + 31) / 32, groups = (vectors + 1) / 2;
+  __m512i v[kMaxVectors];
+  for (int j = 0; j < kMaxVectors; ++j) {
+    const int lanes = std::clamp(padded - 32 * j, 0, 32);
+    const auto load = static_cast<__mmask32>(lanes == 32 ? ~0u : (1u << lanes) - 1);
+    v[j] = _mm512_maskz_loadu_epi16(load, prints + 32 * j);
+  }
+  const int last = groups - 1;
+  const uint64_t tail = ways - 64 * last >= 64 ? ~uint64_t{0} : (uint64_t{1} << (ways - 64 * last)) - 1;
+  for (int i = 0; i < n; ++i) {
+    const __m512i key = _mm512_set1_epi16(static_cast<int16_t>(keys[i]));
+    int found = ways;
+    for (int g = 0; g < groups; ++g) {
+      uint64_t hits = uint64_t{_mm512_cmpeq_epi16_mask(v[2 * g], key)} |
+                      uint64_t{_mm512_cmpeq_epi16_mask(v[2 * g + 1], key)} << 32;
+      if (g == last) hits &= tail;
+      if (hits) {
+        found = 64 * g + std::countr_zero(hits);
+        break;
+      }
+    }
+    out[i] = found;
+    hint_answer(hints, found, ways);
+  }
+}
 #else
 int find_print_avx2(const uint16_t* prints, int from, int ways, uint16_t print) {
   return find_print_portable(prints, from, ways, print);
@@ -97,11 +157,16 @@ int find_print_avx2(const uint16_t* prints, int from, int ways, uint16_t print) 
 int find_print_avx512(const uint16_t* prints, int from, int ways, uint16_t print) {
   return find_print_portable(prints, from, ways, print);
 }
+void find_prints_avx512(const uint16_t* prints, int ways, const uint16_t* keys, int n, int* out,
+                        const WayHints& hints) {
+  find_prints_portable(prints, ways, keys, n, out, hints);
+}
 #endif
 
 // Chosen once, so a call is one indirect jump and no check.
 const FindPrintFn find_print = host_has_avx512bw() ? &find_print_avx512
                                : host_has_avx2()   ? &find_print_avx2
                                                    : &find_print_portable;
+const FindPrintsFn find_prints = host_has_avx512bw() ? &find_prints_avx512 : &find_prints_portable;
 
 }  // namespace loom::simt
