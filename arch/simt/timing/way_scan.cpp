@@ -116,11 +116,8 @@ __attribute__((target("avx512f,avx512bw"))) void find_prints_avx512(const uint16
                                                                    const WayHints& hints) {
   constexpr int kMaxVectors = 8;  // 256 ways, a V100 L1 set with no shared memory
   const int padded = padded_ways(ways);
-  if (padded > kMaxVectors * 32) {
-    for (int i = 0; i < n; ++i) {
-      out[i] = find_print_avx512(prints, 0, ways, keys[i]);
-      hint_answer(hints, out[i], ways);
-    }
+  if (padded > kMaxVectors * 32) {  // one scan per key (find_print is the AVX-512 one here)
+    find_prints_portable(prints, ways, keys, n, out, hints);
     return;
   }
   // The set, 32 fingerprints to a register; lanes past the padding load as 0, which no key
