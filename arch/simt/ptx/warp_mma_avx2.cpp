@@ -81,12 +81,20 @@ __attribute__((target("avx2,f16c"))) void mma_f32(const L* const* a, const L* co
       _mm256_store_ps(&acc[k][rows], even);
       _mm256_store_ps(&acc[8 + k][rows], odd);
     }
-  for (int n = 0; n < 16; ++n)
-    for (int rows = 0; rows < 16; rows += 8) {
-      __m256 sum = _mm256_load_ps(&acc[n][rows]);
-      for (int k = 0; k < 16; ++k)
-        sum = _mm256_add_ps(sum, _mm256_mul_ps(_mm256_load_ps(&a_columns[k][rows]), _mm256_broadcast_ss(&b_columns[n][k])));
-      _mm256_store_ps(&acc[n][rows], sum);
+  // Eight columns at a time: each column's sum still adds its products in k order (the same
+  // bits), and the eight sums' additions are independent, so they overlap instead of each
+  // waiting on its own chain of sixteen (warp_mma_avx512.cpp interleaves all sixteen).
+  constexpr int kColumns = 8;
+  for (int rows = 0; rows < 16; rows += 8)
+    for (int n0 = 0; n0 < 16; n0 += kColumns) {
+      __m256 sum[kColumns];
+      for (int j = 0; j < kColumns; ++j) sum[j] = _mm256_load_ps(&acc[n0 + j][rows]);
+      for (int k = 0; k < 16; ++k) {
+        const __m256 a_k = _mm256_load_ps(&a_columns[k][rows]);
+        for (int j = 0; j < kColumns; ++j)
+          sum[j] = _mm256_add_ps(sum[j], _mm256_mul_ps(a_k, _mm256_broadcast_ss(&b_columns[n0 + j][k])));
+      }
+      for (int j = 0; j < kColumns; ++j) _mm256_store_ps(&acc[n0 + j][rows], sum[j]);
     }
   // Back to lanes: register k, lanes 2m and 2m + 1 hold (m, k) and (m, 8 + k), zero-extended.
   for (int k = 0; k < 8; ++k)

@@ -1,6 +1,6 @@
 // The whole-warp MMA of warp_mma.h in AVX-512: sixteen rows of a D column per
-// instruction, so that A's sixteen columns stay in registers for the whole product and each
-// B element is broadcast from memory by the multiply itself. Same operations in the same
+// instruction, so that D's sixteen column sums stay in registers for the whole product and
+// each B element is broadcast from memory by the multiply itself. Same operations in the same
 // order as the AVX2 and portable versions (a product rounded, then added, k in order), so
 // the same bits; this file is built with -ffp-contract=off (CMakeLists.txt), for an
 // AVX-512 host could otherwise fuse them into FMAs, and the tests compare every bit.
@@ -70,8 +70,12 @@ __attribute__((target("avx512f"))) void mma_f32(const L* const* a, const L* cons
     acc[k] = _mm512_permutex2var_ps(first, even, second);
     acc[8 + k] = _mm512_permutex2var_ps(first, odd, second);
   }
-  for (int n = 0; n < 16; ++n)
-    for (int k = 0; k < 16; ++k)
+  // k outermost: each column's sum still adds its products in k order (the same bits), and
+  // the sixteen columns' additions are independent, so they overlap instead of each column
+  // waiting on its own chain of sixteen; the sums stay in registers and A's columns are
+  // read one at a time.
+  for (int k = 0; k < 16; ++k)
+    for (int n = 0; n < 16; ++n)
       acc[n] = _mm512_add_ps(acc[n], _mm512_mul_ps(a_columns[k], _mm512_set1_ps(b_columns[n][k])));
   // Back to lanes: register k, lanes 2m and 2m + 1 hold (m, k) and (m, 8 + k).
   const __m512i first_half = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
