@@ -178,10 +178,20 @@ TEST_CASE("run-ahead: a warp's record stream gives back every field, across bloc
         break;
       case 1: {  // rows at a stride (a wmma.load)
         x.n_segments = static_cast<uint16_t>(3 + pick(14));
-        const uint64_t base = rng() >> 8, stride = 64 + 64 * pick(40);
+        // Strides that fit 32 bits (the compact form), and ones that do not or go down.
+        const uint64_t base = rng() >> 8;
+        const uint64_t strides[] = {64 + 64 * pick(40), uint64_t{1} << (31 + pick(3)), 0 - (64 + 64 * pick(40)),
+                                    0 - (uint64_t{1} << 31), 0 - (uint64_t{1} << 32)};
+        const uint64_t stride = pick(2) ? strides[0] : strides[pick(5)];
         const uint8_t lane = static_cast<uint8_t>(pick(8));
         for (int i = 0; i < x.n_segments; ++i) x.segments[static_cast<size_t>(i)] = {base + i * stride, 32, static_cast<uint8_t>(lane + i)};
         if (pick(3) == 0) x.segments[static_cast<size_t>(pick(x.n_segments))].bytes = 16;  // breaks the pattern
+        if (pick(8) == 0)  // rows too long for the compact form
+          for (int i = 0; i < x.n_segments; ++i) x.segments[static_cast<size_t>(i)].bytes = 65536;
+        if (pick(8) == 0) {  // a span reported with the rows
+          x.span_begin = base;
+          x.span_end = base + 4096;
+        }
         break;
       }
       case 2:  // any segments
@@ -287,4 +297,44 @@ TEST_CASE("run-ahead: a warp's record stream gives back every field, across bloc
   stream.close(arena);
   // Blocks read through went back to the arena: one chunk served every block of the run.
   CHECK(arena.reserved_bytes() == size_t{32} << 20);
+}
+
+TEST_CASE("run-ahead: a wmma.load and the arithmetic after it take one 24-byte record") {
+  std::vector<StaticInstruction> statics(8);
+  statics[0].space = MemorySpace::global;
+  RecordArena arena;
+  WarpRecordStream stream;
+  stream.open(arena);
+  ExecutedInstruction load;
+  load.pc = 0;
+  load.inst = &statics[0];
+  load.space = MemorySpace::global;
+  load.active_mask = ~0u;
+  load.n_segments = 16;
+  for (int i = 0; i < 16; ++i)
+    load.segments[static_cast<size_t>(i)] = {0x10000 + 2048 * static_cast<uint64_t>(i), 32, static_cast<uint8_t>(i)};
+  stream.append(arena, load);
+  CHECK(stream.appended_bytes() == 24);  // the record and its rows: first, stride, bytes, lane, space
+  for (uint32_t pc = 1; pc < 6; ++pc) {
+    ExecutedInstruction plain;
+    plain.pc = pc;
+    plain.inst = &statics[pc];
+    plain.space = statics[pc].space;
+    plain.active_mask = ~0u;
+    plain.warp_done = pc == 5;  // the last starts a record of its own
+    stream.append(arena, plain);
+  }
+  CHECK(stream.appended_bytes() == 32);
+  ExecutedInstruction out;
+  for (uint32_t pc = 0; pc < 6; ++pc) {
+    REQUIRE_FALSE(stream.drained());
+    CHECK(stream.next_pc() == pc);
+    stream.replay(arena, statics, out);
+    CHECK(out.pc == pc);
+    CHECK(out.n_segments == (pc == 0 ? 16 : 0));
+    CHECK(out.warp_done == (pc == 5));
+  }
+  CHECK(out.segments[15].address == 0x10000 + 2048 * 15);
+  CHECK(stream.drained());
+  stream.close(arena);
 }

@@ -14,8 +14,10 @@ struct Record {
   uint16_t next_pc = 0;  // valid with kHasNext
   uint16_t flags = 0;
   uint8_t n_segments = 0;
-  // Of a plain record (full mask, no memory, not the last): how many instructions at the
-  // pcs after pc it also stands for. A straight run of arithmetic takes one record.
+  // How many plain instructions (every lane active, no memory) at the pcs after pc the
+  // record also stands for: a straight run of arithmetic, alone or after the load it
+  // follows, takes one record. The record's own fields (mask, memory) are its first
+  // instruction's; done, next_pc and the jump after are its last's.
   uint8_t more = 0;
 };
 static_assert(sizeof(Record) == 8);
@@ -41,7 +43,20 @@ enum : uint16_t {
   kJumpAfter = 64,     // the next record is in another block (a jump follows this one)
   kJump = 128,
   kPartialMask = 256,  // the active mask follows (else all 32 lanes)
+  kCompactRows = 512,  // CompactRows follows, and nothing else
 };
+
+// Rows at a stride as a wmma.load reports them (no lane addresses, no span), with stride
+// and row bytes small enough: 16 bytes after the record where the general form takes 28
+// (header, first segment, 64-bit stride). A WMMA GEMM warp's records then fit one block.
+struct CompactRows {
+  uint64_t address = 0;  // the first row's
+  int32_t stride = 0;    // row i at address + i * stride (64-bit wrap-around, as recorded)
+  uint16_t bytes = 0;
+  uint8_t lane = 0;  // the first row's
+  MemorySpace space = MemorySpace::none;
+};
+static_assert(sizeof(CompactRows) == 16);
 
 uint16_t flags_at(const uint8_t* record) {
   uint16_t f;
@@ -72,6 +87,24 @@ bool rows_strided(const ExecutedInstruction& x) {
     if (s.bytes != f.bytes || s.lane != f.lane + i || s.address - f.address != static_cast<uint64_t>(i) * stride)
       return false;
   }
+  return true;
+}
+
+// Replay's side of rows_strided: n rows at address + i * stride (64-bit wrap-around).
+void expand_rows(ExecutedInstruction& out, int n, uint64_t address, uint64_t stride, uint32_t bytes, uint8_t lane) {
+  out.n_segments = static_cast<uint16_t>(n);
+  for (int i = 0; i < n; ++i)
+    out.segments[static_cast<size_t>(i)] = {address + stride * static_cast<uint64_t>(i), bytes,
+                                            static_cast<uint8_t>(lane + i)};
+}
+
+// x's rows (rows_strided) in the compact form, if they fit it.
+bool compact_rows(const ExecutedInstruction& x, CompactRows& out) {
+  if (x.lane_bytes || x.span_end || !rows_strided(x)) return false;
+  const MemorySegment& f = x.segments[0];
+  const auto stride = static_cast<int64_t>(x.segments[1].address - f.address);
+  if (stride != static_cast<int32_t>(stride) || f.bytes > UINT16_MAX) return false;
+  out = {f.address, static_cast<int32_t>(stride), static_cast<uint16_t>(f.bytes), f.lane, x.space};
   return true;
 }
 
@@ -136,12 +169,12 @@ uint8_t* WarpRecordStream::reserve(RecordArena& arena, size_t bytes) {
 void WarpRecordStream::append(RecordArena& arena, const ExecutedInstruction& x) {
   // Replay's defaults are an instruction that reported no memory; anything else is kept.
   const bool memory = x.n_segments || x.lane_bytes || x.span_end || x.space != x.inst->space;
-  // A plain instruction right after the last record's joins it, unless the reader has
-  // already gone past that record.
+  // A plain instruction right after the last record's instructions joins it, unless the
+  // reader has already gone past that record.
   if (!memory && !x.warp_done && x.active_mask == ~0u && last_ && !drained()) {
     Record l;
     std::memcpy(&l, last_, sizeof l);
-    if (!(l.flags & (kMemory | kPartialMask | kDone)) && l.pc + l.more + 1u == x.pc && l.more < 255) {
+    if (!(l.flags & kDone) && l.pc + l.more + 1u == x.pc && l.more < 255) {
       ++l.more;
       std::memcpy(last_ + offsetof(Record, more), &l.more, sizeof l.more);
       return;
@@ -155,7 +188,12 @@ void WarpRecordStream::append(RecordArena& arena, const ExecutedInstruction& x) 
     r.flags |= kPartialMask;
     bytes += sizeof x.active_mask;
   }
-  if (memory) {
+  CompactRows rows;
+  if (memory && compact_rows(x, rows)) {
+    r.flags |= kCompactRows;
+    r.n_segments = static_cast<uint8_t>(x.n_segments);
+    bytes += sizeof rows;
+  } else if (memory) {
     r.flags |= kMemory;
     bytes += sizeof(MemoryHeader);
     if (x.span_end) {
@@ -185,7 +223,8 @@ void WarpRecordStream::append(RecordArena& arena, const ExecutedInstruction& x) 
     std::memcpy(p, &x.active_mask, sizeof x.active_mask);
     p += sizeof x.active_mask;
   }
-  if (!memory) return;
+  if (r.flags & kCompactRows) std::memcpy(p, &rows, sizeof rows);
+  if (!(r.flags & kMemory)) return;
   MemoryHeader h;
   h.lane_bytes = x.lane_bytes;
   h.space = x.space;
@@ -242,15 +281,34 @@ void WarpRecordStream::replay(RecordArena& arena, const std::vector<StaticInstru
   out.space = out.inst->space;
   out.warp_done = false;
   out.warp_at_barrier = false;
-  if (step_ < r.more) {  // within a plain run: the next instruction is the one after
-    ++step_;
-    out.next = &statics[pc + 1];
+  // Past the record, once its last instruction is replayed (`end`: where its fields end).
+  // Nothing past the record is read unless a jump is known to follow: the next record may
+  // not be in the host's caches yet, and its pc is already at hand.
+  auto move_past = [&](const uint8_t* end) {
+    step_ = 0;
+    cursor_ = r.flags & kJumpAfter ? follow(arena, end) : end;
+    out.warp_done = (r.flags & kDone) != 0;
+    out.next = !out.warp_done && (r.flags & kHasNext) ? &statics[r.next_pc] : nullptr;
+  };
+  if (step_ > 0) {  // one of the plain instructions after the record's first
+    if (step_ < r.more) {
+      ++step_;
+      out.next = &statics[pc + 1];
+    } else {
+      move_past(fields_end_);
+    }
     return;
   }
-  step_ = 0;
   if (r.flags & kPartialMask) {
     std::memcpy(&out.active_mask, p, sizeof out.active_mask);
     p += sizeof out.active_mask;
+  }
+  if (r.flags & kCompactRows) {
+    CompactRows rows;
+    std::memcpy(&rows, p, sizeof rows);
+    p += sizeof rows;
+    out.space = rows.space;
+    expand_rows(out, r.n_segments, rows.address, static_cast<uint64_t>(int64_t{rows.stride}), rows.bytes, rows.lane);
   }
   if (r.flags & kMemory) {
     MemoryHeader h;
@@ -276,10 +334,7 @@ void WarpRecordStream::replay(RecordArena& arena, const std::vector<StaticInstru
       uint64_t stride;
       std::memcpy(&first, p, sizeof first);
       std::memcpy(&stride, p + sizeof first, 8);
-      out.n_segments = r.n_segments;
-      for (int i = 0; i < r.n_segments; ++i)
-        out.segments[static_cast<size_t>(i)] = {first.address + stride * static_cast<uint64_t>(i), first.bytes,
-                                                static_cast<uint8_t>(first.lane + i)};
+      expand_rows(out, r.n_segments, first.address, stride, first.bytes, first.lane);
       p += sizeof first + 8;
     } else {
       out.n_segments = r.n_segments;
@@ -287,11 +342,13 @@ void WarpRecordStream::replay(RecordArena& arena, const std::vector<StaticInstru
       p += r.n_segments * sizeof(MemorySegment);
     }
   }
-  // Nothing past the record is read unless a jump is known to follow: the next record may
-  // not be in the host's caches yet, and its pc is already at hand.
-  cursor_ = r.flags & kJumpAfter ? follow(arena, p) : p;
-  out.warp_done = (r.flags & kDone) != 0;
-  out.next = !out.warp_done && (r.flags & kHasNext) ? &statics[r.next_pc] : nullptr;
+  if (r.more > 0) {  // plain instructions follow in this record
+    step_ = 1;
+    fields_end_ = p;
+    out.next = &statics[pc + 1];
+    return;
+  }
+  move_past(p);
 }
 
 }  // namespace loom::simt

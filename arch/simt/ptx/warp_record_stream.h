@@ -8,13 +8,16 @@
 // by the active mask unless every lane was active, and, for an instruction that reported
 // memory, a 4-byte header (lane bytes, space), its span when reported (16 bytes), and its
 // segments or lane addresses. Instructions are numbered in 16 bits (can_run_ahead). Plain
-// instructions (every lane active, no memory) at consecutive pcs share one record, up to
-// 256 of them: the WMMA GEMM's address arithmetic between its loads.
-// Segments at a constant stride (a wmma.load's rows) are kept as the first and the stride
-// (24 bytes rather than 16 per row), and lane addresses at a constant stride (a warp's
-// consecutive words, a broadcast) as the first and the stride (8 bytes rather than 128):
-// the host's cost of a replayed instruction is mostly the lines its record spans. Replay
-// gives back every field the timing model reads, bit for bit.
+// instructions (every lane active, no memory) at consecutive pcs join the record before
+// them, up to 255 of them: the WMMA GEMM's address arithmetic after each of its loads.
+// Segments at a constant stride (a wmma.load's rows) are kept as the first and the stride:
+// 16 bytes where the stride fits 32 bits and there is no span or lane address (the usual
+// wmma.load, with no header), else 24, rather than 16 per row. Lane addresses at a constant
+// stride (a warp's consecutive words, a broadcast) are kept as the first and the stride
+// (8 bytes rather than 128). The host's cost of a replayed instruction is mostly the lines
+// its record spans, and a launch's records are first-touched memory (docs/performance.md,
+// forty-fourth round): a WMMA GEMM warp's 816 instructions take 3,440 bytes, one block.
+// Replay gives back every field the timing model reads, bit for bit.
 #pragma once
 
 #include <cstddef>
@@ -77,7 +80,8 @@ class WarpRecordStream {
   uint8_t* block_end_ = nullptr;
   uint8_t* last_ = nullptr;          // the last record appended, which learns its successor's pc
   size_t appended_ = 0;
-  uint8_t step_ = 0;  // instructions of the cursor's record already replayed (a plain run's)
+  const uint8_t* fields_end_ = nullptr;  // where the cursor's record's fields end, once step_ > 0
+  uint8_t step_ = 0;  // instructions of the cursor's record already replayed
 };
 
 }  // namespace loom::simt
