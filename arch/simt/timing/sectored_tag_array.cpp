@@ -19,9 +19,12 @@ void SectoredTagArray::configure(int64_t bytes, int line_bytes, int associativit
   set_shift_ = is_power_of_two(stride) && is_power_of_two(sets) ? std::countr_zero(stride) : -1;
   set_mask_ = sets - 1;
   const size_t n = static_cast<size_t>(sets_) * static_cast<size_t>(ways_);
-  scan_stride_ = static_cast<size_t>(padded_ways(ways_));
-  fingerprints_.assign(static_cast<size_t>(sets_) * scan_stride_, 0);
-  set_state_.assign(static_cast<size_t>(sets_), SetState{});
+  // Room for the fingerprints and the state, in whole host lines (64 bytes, 32 units); at
+  // least padded_ways(ways_), so a scan stays inside its set's block.
+  block_units_ = (static_cast<size_t>(ways_) + kStateUnits + 31) / 32 * 32;
+  blocks_.assign(static_cast<size_t>(sets_) * block_units_, 0);
+  for (size_t set = 0; set < sets_; ++set)  // the state's bytes hold a SetState from here on
+    new (blocks_.data() + (set + 1) * block_units_ - kStateUnits) SetState{};
   links_.assign(n, Link{});
   lines_.assign(n, CacheLine{});
   time_base_ = 0;
@@ -50,10 +53,10 @@ CacheLine* SectoredTagArray::find(uint64_t line) {
   const size_t set = set_of(line);
   const size_t first = set * static_cast<size_t>(ways_);
   const CacheLine* ways = lines_.data() + first;
-  SetState& state = set_state_[set];
+  SetState& state = state_of(set);
   // The most recently used way first: a repeat hit leaves the recency order as it is.
   if (state.newest_tag == line + 1) return &lines_[first + state.newest];
-  const uint16_t* prints = fingerprints_.data() + set * scan_stride_;
+  const uint16_t* prints = prints_of(set);
   const uint16_t print = fingerprint(line);
   int w = find_print(prints, 0, ways_, print);
   while (w < ways_ && ways[w].tag != line + 1) w = find_print(prints, w + 1, ways_, print);  // fingerprints collide
@@ -77,7 +80,7 @@ void SectoredTagArray::probe_all(const uint64_t* lines, int n, int* ways) const 
     }
     // The set's newest way answers without a scan, as in probe(); the others are scanned
     // together, each answer hinted as soon as it is found (the lookups wait on them).
-    const SetState& state = set_state_[set];
+    const SetState& state = state_of(set);
     const size_t first = set * static_cast<size_t>(ways_);
     uint16_t keys[kChunk];
     int scanned[kChunk], found[kChunk];
@@ -97,7 +100,7 @@ void SectoredTagArray::probe_all(const uint64_t* lines, int n, int* ways) const 
     hints.links = reinterpret_cast<const char*>(links_.data() + first);
     hints.link_bytes = sizeof(Link);
     hints.victim = state.filled == ways_ ? state.oldest : -1;
-    find_prints(fingerprints_.data() + set * scan_stride_, ways_, keys, m, found, hints);
+    find_prints(prints_of(set), ways_, keys, m, found, hints);
     for (int j = 0; j < m; ++j) chunk_ways[scanned[j]] = found[j] == ways_ ? kAbsent : found[j];
   }
 }
@@ -107,7 +110,7 @@ CacheLine* SectoredTagArray::allocate(uint64_t line, uint64_t& evicted_line, uin
   const size_t set = set_of(line);
   const size_t first = set * static_cast<size_t>(ways_);
   // An invalid way first (the lowest), else the least recently used.
-  SetState& state = set_state_[set];
+  SetState& state = state_of(set);
   Link* links = links_.data() + first;
   uint16_t way;
   if (state.filled < ways_) {
@@ -125,7 +128,7 @@ CacheLine* SectoredTagArray::allocate(uint64_t line, uint64_t& evicted_line, uin
   const size_t victim = first + way;
   evicted_line = lines_[victim].tag - 1;
   evicted_dirty = lines_[victim].tag != 0 ? lines_[victim].dirty : 0;
-  fingerprints_[set * scan_stride_ + way] = fingerprint(line);
+  blocks_[set * block_units_ + way] = fingerprint(line);
   lines_[victim] = CacheLine{};
   lines_[victim].tag = line + 1;
   return &lines_[victim];

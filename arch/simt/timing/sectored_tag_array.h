@@ -3,10 +3,11 @@
 // the cycle its data arrives: execution happens at issue, so a miss installs its sectors at
 // once with their future arrival cycle, and a later access that finds a sector still in
 // flight merges with that miss (the MSHR merge) instead of fetching it again. Timing is the
-// caller's business; this is only the state. 16-bit tag fingerprints live in an array of
-// their own, each tag beside its line's sector state: a lookup tries the set's most
-// recently used way first (consecutive warps often touch the same line; its tag is kept
-// in the set's state too, so the guess reads no line), then scans the set's fingerprints
+// caller's business; this is only the state. 16-bit tag fingerprints live apart from the
+// lines, in one block per set with the set's small state, each tag beside its line's
+// sector state: a lookup tries the set's most recently used way first (consecutive warps
+// often touch the same line; its tag is kept in the set's state too, so the guess reads
+// no line), then scans the set's fingerprints
 // (512 bytes for a V100 L1 set of 256 ways, where the tags would be 2 KiB; 32 per vector
 // compare where the host has AVX-512, 16 with AVX2, way_scan.h) and compares full tags only
 // where a fingerprint matches. A load of several lines probes them all first (probe_all,
@@ -24,6 +25,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <vector>
 
 #include "arch/simt/timing/bit_ops.h"
@@ -66,10 +68,10 @@ class SectoredTagArray {
     if (ways_ == 0) return kAbsent;
     const size_t set = set_of(line);
     const size_t first = set * static_cast<size_t>(ways_);
-    const SetState& state = set_state_[set];
+    const SetState& state = state_of(set);
     int w = state.newest;
     if (state.newest_tag != line + 1) {
-      w = find_print(fingerprints_.data() + set * scan_stride_, 0, ways_, fingerprint(line));
+      w = find_print(prints_of(set), 0, ways_, fingerprint(line));
       if (w == ways_) {
         if (state.filled == ways_) prefetch_way(first + state.oldest);
         return kAbsent;
@@ -92,7 +94,7 @@ class SectoredTagArray {
     const size_t first = set * static_cast<size_t>(ways_);
     CacheLine& l = lines_[first + static_cast<size_t>(way)];
     if (l.tag != line + 1) return find(line);
-    make_newest(set_state_[set], links_.data() + first, static_cast<uint16_t>(way), line + 1);
+    make_newest(state_of(set), links_.data() + first, static_cast<uint16_t>(way), line + 1);
     return &l;
   }
   // The valid sectors of `line` where probe() found it at `way`; 0 where it is not there.
@@ -146,10 +148,6 @@ class SectoredTagArray {
     const auto f = static_cast<uint16_t>((line * 0x9e3779b97f4a7c15ull) >> 48);
     return f ? f : 1;
   }
-  // Per set, padded to scan_stride_ ways for the vector scan (way_scan.h): fingerprint(line)
-  // of each valid way; 0 = invalid.
-  HugePageVector<uint16_t> fingerprints_;
-  size_t scan_stride_ = 0;
   // Per set: the ends of its recency list and how many ways have ever been filled. Lines
   // are never invalidated, so the ways fill lowest first and the lowest invalid way is
   // always `filled`: an allocation needs no scan for one. Only filled ways are listed.
@@ -189,8 +187,23 @@ class SectoredTagArray {
     state.newest_tag = tag;
   }
 
+  // Per set, one block of whole host lines: fingerprint(line) of each of its ways (0 =
+  // invalid), padded for the vector scan (way_scan.h), with the set's SetState in the
+  // block's last 16 bytes. A lookup reads both, and in a set of up to 24 ways (a V100's L2
+  // slices) they share one host line, where in arrays of their own they took two misses.
+  // A scan may read the state as padding; what padding holds is never an answer.
+  static constexpr size_t kStateUnits = sizeof(SetState) / sizeof(uint16_t);
+  const uint16_t* prints_of(size_t set) const { return blocks_.data() + set * block_units_; }
+  SetState& state_of(size_t set) {
+    return *std::launder(reinterpret_cast<SetState*>(blocks_.data() + (set + 1) * block_units_ - kStateUnits));
+  }
+  const SetState& state_of(size_t set) const {
+    return *std::launder(reinterpret_cast<const SetState*>(blocks_.data() + (set + 1) * block_units_ - kStateUnits));
+  }
+
   // On huge pages (huge_page_arena.h): with 4 KiB pages most lookups also missed the TLB.
-  HugePageVector<SetState> set_state_;
+  HugePageVector<uint16_t> blocks_;
+  size_t block_units_ = 0;  // uint16_t units per set's block
   HugePageVector<Link> links_;
   HugePageVector<CacheLine> lines_;
   int64_t time_base_ = 0;  // what a line's arrival times count from
