@@ -98,9 +98,9 @@ void expand_rows(ExecutedInstruction& out, int n, uint64_t address, uint64_t str
                                             static_cast<uint8_t>(lane + i)};
 }
 
-// x's rows (rows_strided) in the compact form, if they fit it.
+// x's rows, already found rows_strided, in the compact form, if they fit it.
 bool compact_rows(const ExecutedInstruction& x, CompactRows& out) {
-  if (x.lane_bytes || x.span_end || !rows_strided(x)) return false;
+  if (x.span_end) return false;
   const MemorySegment& f = x.segments[0];
   const auto stride = static_cast<int64_t>(x.segments[1].address - f.address);
   if (stride != static_cast<int32_t>(stride) || f.bytes > UINT16_MAX) return false;
@@ -188,8 +188,10 @@ void WarpRecordStream::append(RecordArena& arena, const ExecutedInstruction& x) 
     r.flags |= kPartialMask;
     bytes += sizeof x.active_mask;
   }
+  // Rows are tested for a stride once: the compact form and the general one both use it.
+  const bool strided_rows = memory && !x.lane_bytes && rows_strided(x);
   CompactRows rows;
-  if (memory && compact_rows(x, rows)) {
+  if (strided_rows && compact_rows(x, rows)) {
     r.flags |= kCompactRows;
     r.n_segments = static_cast<uint8_t>(x.n_segments);
     bytes += sizeof rows;
@@ -205,10 +207,9 @@ void WarpRecordStream::append(RecordArena& arena, const ExecutedInstruction& x) 
       if (strided) r.flags |= kStridedLanes;
       bytes += strided ? 8 : 32 * sizeof(uint32_t);
     } else {
-      const bool strided = rows_strided(x);
-      if (strided) r.flags |= kStridedRows;
+      if (strided_rows) r.flags |= kStridedRows;
       r.n_segments = static_cast<uint8_t>(x.n_segments);
-      bytes += strided ? sizeof(MemorySegment) + 8 : x.n_segments * sizeof(MemorySegment);
+      bytes += strided_rows ? sizeof(MemorySegment) + 8 : x.n_segments * sizeof(MemorySegment);
     }
   }
   uint8_t* p = reserve(arena, bytes);
