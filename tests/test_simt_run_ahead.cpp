@@ -32,6 +32,20 @@ GpuConfig config_named(const std::string& name) {
   return load_gpu_config(std::string(LOOM_SOURCE_DIR) + "/configs/" + name + ".json");
 }
 
+// What a wmma.load of a 16 x 16 f16 tile at `first`, rows 2,048 bytes apart, reports:
+// 16 rows of 32 bytes, row i from lane i.
+ExecutedInstruction wmma_load_rows(const std::vector<StaticInstruction>& statics, uint32_t pc, uint64_t first) {
+  ExecutedInstruction load;
+  load.pc = pc;
+  load.inst = &statics[pc];
+  load.space = MemorySpace::global;
+  load.active_mask = ~0u;
+  load.n_segments = 16;
+  for (int i = 0; i < 16; ++i)
+    load.segments[static_cast<size_t>(i)] = {first + 2048 * static_cast<uint64_t>(i), 32, static_cast<uint8_t>(i)};
+  return load;
+}
+
 }  // namespace
 
 TEST_CASE("run-ahead: kernels that synchronize or order memory execute at issue") {
@@ -167,23 +181,47 @@ TEST_CASE("run-ahead: a warp's record stream gives back every field, across bloc
   }
   std::mt19937_64 rng(11);
   auto pick = [&](uint64_t n) { return static_cast<uint64_t>(rng() % n); };
+  ExecutedInstruction last_rows;  // the last rows drawn
+  uint64_t rows_left = 0;         // rows still to draw in a burst
   auto random_instruction = [&](uint32_t pc) {
     ExecutedInstruction x;
     x.pc = pc;
     x.inst = &statics[pc];
     x.active_mask = pick(4) ? ~0u : static_cast<uint32_t>(rng());
     x.space = x.inst->space;
-    switch (pick(6)) {
+    // Rows come in bursts, as a wmma.load loop's do, so that many are like the last ones.
+    uint64_t kind = pick(6);
+    if (rows_left > 0) {
+      --rows_left;
+      kind = 1;
+    } else if (kind == 1 && pick(2)) {
+      rows_left = pick(40);
+    }
+    switch (kind) {
       case 0:  // no memory
         break;
       case 1: {  // rows at a stride (a wmma.load)
         x.n_segments = static_cast<uint16_t>(3 + pick(14));
         // Strides that fit 32 bits (the compact form), and ones that do not or go down.
-        const uint64_t base = rng() >> 8;
+        uint64_t base = rng() >> 8;
         const uint64_t strides[] = {64 + 64 * pick(40), uint64_t{1} << (31 + pick(3)), 0 - (64 + 64 * pick(40)),
                                     0 - (uint64_t{1} << 31), 0 - (uint64_t{1} << 32)};
-        const uint64_t stride = pick(2) ? strides[0] : strides[pick(5)];
-        const uint8_t lane = static_cast<uint8_t>(pick(8));
+        uint64_t stride = pick(2) ? strides[0] : strides[pick(5)];
+        uint8_t lane = static_cast<uint8_t>(pick(8));
+        if (last_rows.n_segments && pick(3)) {
+          // Like the last rows, moved (the delta form: a move that fits 32 bits, up or down,
+          // and ones that do not), or with one thing other than the move changed.
+          const uint64_t moves[] = {32 * pick(1000), 0 - 32 * pick(1000), uint64_t{1} << 31, 0 - (uint64_t{1} << 31),
+                                    (uint64_t{1} << 31) - 1, uint64_t{1} << 40};
+          const MemorySegment& f = last_rows.segments[0];
+          base = f.address + moves[pick(3) ? pick(2) : pick(6)];
+          stride = last_rows.segments[1].address - f.address;
+          lane = f.lane;
+          x.space = last_rows.space;
+          if (pick(6) == 0) lane ^= 1;
+          if (pick(6) == 0) stride += 64;
+          if (pick(6) == 0) x.space = x.space == MemorySpace::global ? MemorySpace::shared : MemorySpace::global;
+        }
         for (int i = 0; i < x.n_segments; ++i) x.segments[static_cast<size_t>(i)] = {base + i * stride, 32, static_cast<uint8_t>(lane + i)};
         if (pick(3) == 0) x.segments[static_cast<size_t>(pick(x.n_segments))].bytes = 16;  // breaks the pattern
         if (pick(8) == 0)  // rows too long for the compact form
@@ -192,6 +230,7 @@ TEST_CASE("run-ahead: a warp's record stream gives back every field, across bloc
           x.span_begin = base;
           x.span_end = base + 4096;
         }
+        last_rows = x;
         break;
       }
       case 2:  // any segments
@@ -299,21 +338,88 @@ TEST_CASE("run-ahead: a warp's record stream gives back every field, across bloc
   CHECK(arena.reserved_bytes() == size_t{32} << 20);
 }
 
+TEST_CASE("run-ahead: rows like the last compact ones take a 12-byte record, in the same block") {
+  std::vector<StaticInstruction> statics(2);
+  statics[0].space = statics[1].space = MemorySpace::global;
+  RecordArena arena;
+  WarpRecordStream stream;
+  stream.open(arena);
+  // wmma.loads of 16 rows of 32 bytes, 2,048 bytes apart, alternating between two pcs (two
+  // matrices) and moving on by 32 bytes a pair (the k steps), as the WMMA GEMM's do.
+  auto rows_load = [&](uint32_t pc, uint64_t first) { return wmma_load_rows(statics, pc, first); };
+  auto first_of = [](int i) { return (i % 2 ? uint64_t{0x7f000000} : uint64_t{0x10000}) + 32 * static_cast<uint64_t>(i / 2); };
+  constexpr int kLoads = 400;  // several blocks
+  std::vector<uint32_t> sizes;
+  for (int i = 0; i < kLoads; ++i) {
+    const uint32_t before = stream.appended_bytes();
+    stream.append(arena, rows_load(static_cast<uint32_t>(i % 2), first_of(i)));
+    sizes.push_back(stream.appended_bytes() - before);
+  }
+  // The first load of each block takes the 24-byte form, every other one 12: a block of
+  // 2,048 bytes holds 24 + 12 * 167 and the 16-byte jump (which appended_bytes leaves out).
+  CHECK(sizes[0] == 24);
+  int full = 0, deltas = 0;
+  for (int i = 1; i < kLoads; ++i) {
+    if (sizes[static_cast<size_t>(i)] == 12) ++deltas;
+    if (sizes[static_cast<size_t>(i)] == 24) ++full;
+  }
+  CHECK(full == (kLoads - 1) / 168);
+  CHECK(deltas == kLoads - 1 - full);
+  ExecutedInstruction out;
+  for (int i = 0; i < kLoads; ++i) {
+    stream.replay(arena, statics, out);
+    const ExecutedInstruction want = rows_load(static_cast<uint32_t>(i % 2), first_of(i));
+    REQUIRE(out.n_segments == 16);
+    CHECK(out.pc == want.pc);
+    CHECK(out.space == MemorySpace::global);
+    for (size_t r = 0; r < 16; ++r) {
+      CHECK(out.segments[r].address == want.segments[r].address);
+      CHECK(out.segments[r].bytes == 32);
+      CHECK(out.segments[r].lane == r);
+    }
+  }
+  CHECK(stream.drained());
+  stream.close(arena);
+}
+
+TEST_CASE("run-ahead: rows after a jump never take a delta from a block given back and taken again") {
+  std::vector<StaticInstruction> statics(2);
+  statics[0].space = MemorySpace::global;
+  auto rows_load = [&](uint64_t first) { return wmma_load_rows(statics, 0, first); };
+  ExecutedInstruction filler;  // 12 bytes: a partial mask keeps it from joining the record before
+  filler.pc = 1;
+  filler.inst = &statics[1];
+  filler.space = statics[1].space;
+  filler.active_mask = 0xffff;
+  RecordArena arena;
+  WarpRecordStream first, second;
+  first.open(arena);
+  first.append(arena, rows_load(0x10000));  // 24 bytes: the block's CompactRows
+  constexpr int kFillers = 168;              // 24 + 12 * 167 and the jump fill a block; the last is in the next
+  for (int i = 0; i < kFillers; ++i) first.append(arena, filler);
+  ExecutedInstruction out;
+  for (int i = 0; i <= kFillers; ++i) first.replay(arena, statics, out);  // through the jump: the block goes back
+  CHECK(first.drained());
+  second.open(arena);  // takes that block and writes other rows where the CompactRows were
+  second.append(arena, rows_load(0x50000));
+  first.append(arena, rows_load(0x10020));  // like the first rows, 32 bytes on: a new CompactRows
+  CHECK(first.appended_bytes() == 24 + 12 * kFillers + 24);
+  first.settle(arena);
+  first.replay(arena, statics, out);
+  REQUIRE(out.n_segments == 16);
+  CHECK(out.segments[0].address == 0x10020);
+  CHECK(out.segments[15].address == 0x10020 + 2048 * 15);
+  first.close(arena);
+  second.close(arena);
+}
+
 TEST_CASE("run-ahead: a wmma.load and the arithmetic after it take one 24-byte record") {
   std::vector<StaticInstruction> statics(8);
   statics[0].space = MemorySpace::global;
   RecordArena arena;
   WarpRecordStream stream;
   stream.open(arena);
-  ExecutedInstruction load;
-  load.pc = 0;
-  load.inst = &statics[0];
-  load.space = MemorySpace::global;
-  load.active_mask = ~0u;
-  load.n_segments = 16;
-  for (int i = 0; i < 16; ++i)
-    load.segments[static_cast<size_t>(i)] = {0x10000 + 2048 * static_cast<uint64_t>(i), 32, static_cast<uint8_t>(i)};
-  stream.append(arena, load);
+  stream.append(arena, wmma_load_rows(statics, 0, 0x10000));
   CHECK(stream.appended_bytes() == 24);  // the record and its rows: first, stride, bytes, lane, space
   for (uint32_t pc = 1; pc < 6; ++pc) {
     ExecutedInstruction plain;

@@ -54,8 +54,9 @@ void CtaRunAheadSource::run(Cta& cta) {
     Warp& w = cta.warps[i];
     const int warp = static_cast<int>(i);
     if (!w.done && w.stream.drained()) {  // a warp still holding records waits for its own turn
-      const size_t until = w.stream.appended_bytes() + kRunBytes;
-      for (int n = 0; n < kRunInstructions && w.stream.appended_bytes() < until && !model_.warp_done(f, warp); ++n) {
+      const uint32_t start = w.stream.appended_bytes();
+      for (int n = 0; n < kRunInstructions && w.stream.appended_bytes() - start < kRunBytes && !model_.warp_done(f, warp);
+           ++n) {
         model_.execute(f, warp, scratch_);
         w.stream.append(arena_, scratch_);
       }

@@ -67,6 +67,7 @@ class CtaRunAheadSource final : public WarpInstructionSource {
     WarpRecordStream stream;
     bool done = false;  // its last instruction is recorded
   };
+  static_assert(sizeof(Warp) == 64, "a warp in one host line");
   struct Cta {
     HugePageVector<Warp> warps;
     int functional_slot = -1;  // while some warp has instructions left to run

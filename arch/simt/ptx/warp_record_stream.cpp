@@ -44,19 +44,27 @@ enum : uint16_t {
   kJump = 128,
   kPartialMask = 256,  // the active mask follows (else all 32 lanes)
   kCompactRows = 512,  // CompactRows follows, and nothing else
+  kRowsDelta = 1024,   // an int32 follows, and nothing else: the last CompactRows' rows, moved
 };
 
-// Rows at a stride as a wmma.load reports them (no lane addresses, no span), with stride
-// and row bytes small enough: 16 bytes after the record where the general form takes 28
-// (header, first segment, 64-bit stride). A WMMA GEMM warp's records then fit one block.
-struct CompactRows {
-  uint64_t address = 0;  // the first row's
-  int32_t stride = 0;    // row i at address + i * stride (64-bit wrap-around, as recorded)
-  uint16_t bytes = 0;
-  uint8_t lane = 0;  // the first row's
-  MemorySpace space = MemorySpace::none;
-};
-static_assert(sizeof(CompactRows) == 16);
+using CompactRows = WarpRecordStream::CompactRows;
+
+// kRowsDelta: rows as the last CompactRows recorded, but `delta` bytes further on (a
+// wmma.load of the next k step, or of the other matrix at the same row stride).
+using RowsDelta = int32_t;
+
+// Whether `rows` are the rows of the CompactRows recorded at `at` moved by a delta that
+// fits RowsDelta; the delta if so.
+bool rows_delta(const CompactRows& rows, const uint8_t* at, RowsDelta& delta) {
+  CompactRows base;
+  std::memcpy(&base, at, sizeof base);
+  const auto d = static_cast<int64_t>(rows.address - base.address);
+  if (rows.stride != base.stride || rows.bytes != base.bytes || rows.lane != base.lane || rows.space != base.space ||
+      d != static_cast<RowsDelta>(d))
+    return false;
+  delta = static_cast<RowsDelta>(d);
+  return true;
+}
 
 uint16_t flags_at(const uint8_t* record) {
   uint16_t f;
@@ -135,9 +143,8 @@ void RecordArena::give_back(const uint8_t* inside) { free_.push_back(block_of(in
 
 void WarpRecordStream::open(RecordArena& arena) {
   put_ = arena.take();
-  block_end_ = put_ + RecordArena::kBlockBytes;
   cursor_ = put_;
-  last_ = nullptr;
+  last_ = last_rows_ = nullptr;
   appended_ = 0;
   step_ = 0;
 }
@@ -145,12 +152,17 @@ void WarpRecordStream::open(RecordArena& arena) {
 void WarpRecordStream::close(RecordArena& arena) {
   // After a full replay the reader is in the writer's block, the only one left.
   if (put_ && block_of(cursor_) == block_of(put_)) arena.give_back(put_);
-  cursor_ = put_ = block_end_ = last_ = nullptr;
+  cursor_ = put_ = last_ = last_rows_ = nullptr;
+}
+
+// Whether `bytes` fit in the writer's block, with room left at its end for the jump.
+bool WarpRecordStream::fits(size_t bytes) const {
+  return put_ + bytes + kJumpBytes <= block_of(put_) + RecordArena::kBlockBytes;
 }
 
 // Room for `bytes`, keeping room at each block's end for the jump.
 uint8_t* WarpRecordStream::reserve(RecordArena& arena, size_t bytes) {
-  if (put_ + bytes + kJumpBytes > block_end_) {
+  if (!fits(bytes)) {
     uint8_t* next = arena.take();
     Record jump;
     jump.flags = kJump;
@@ -158,7 +170,7 @@ uint8_t* WarpRecordStream::reserve(RecordArena& arena, size_t bytes) {
     std::memcpy(put_ + sizeof jump, &next, sizeof next);
     if (last_) or_flags(last_, kJumpAfter);
     put_ = next;
-    block_end_ = next + RecordArena::kBlockBytes;
+    last_rows_ = nullptr;  // its block may be read through, and taken again, before the next is
   }
   uint8_t* p = put_;
   put_ += bytes;
@@ -191,10 +203,18 @@ void WarpRecordStream::append(RecordArena& arena, const ExecutedInstruction& x) 
   // Rows are tested for a stride once: the compact form and the general one both use it.
   const bool strided_rows = memory && !x.lane_bytes && rows_strided(x);
   CompactRows rows;
+  RowsDelta delta = 0;
   if (strided_rows && compact_rows(x, rows)) {
-    r.flags |= kCompactRows;
     r.n_segments = static_cast<uint8_t>(x.n_segments);
-    bytes += sizeof rows;
+    // Rows like the last CompactRows take a delta from them, where those are in the writer's
+    // block (alive, as the reader has not gone past it) and this record fits there too.
+    if (last_rows_ && fits(bytes + sizeof delta) && rows_delta(rows, last_rows_, delta)) {
+      r.flags |= kRowsDelta;
+      bytes += sizeof delta;
+    } else {
+      r.flags |= kCompactRows;
+      bytes += sizeof rows;
+    }
   } else if (memory) {
     r.flags |= kMemory;
     bytes += sizeof(MemoryHeader);
@@ -224,7 +244,11 @@ void WarpRecordStream::append(RecordArena& arena, const ExecutedInstruction& x) 
     std::memcpy(p, &x.active_mask, sizeof x.active_mask);
     p += sizeof x.active_mask;
   }
-  if (r.flags & kCompactRows) std::memcpy(p, &rows, sizeof rows);
+  if (r.flags & kCompactRows) {
+    std::memcpy(p, &rows, sizeof rows);
+    last_rows_ = p;
+  }
+  if (r.flags & kRowsDelta) std::memcpy(p, &delta, sizeof delta);
   if (!(r.flags & kMemory)) return;
   MemoryHeader h;
   h.lane_bytes = x.lane_bytes;
@@ -296,7 +320,7 @@ void WarpRecordStream::replay(RecordArena& arena, const std::vector<StaticInstru
       ++step_;
       out.next = &statics[pc + 1];
     } else {
-      move_past(fields_end_);
+      move_past(cursor_ + fields_bytes_);
     }
     return;
   }
@@ -304,12 +328,21 @@ void WarpRecordStream::replay(RecordArena& arena, const std::vector<StaticInstru
     std::memcpy(&out.active_mask, p, sizeof out.active_mask);
     p += sizeof out.active_mask;
   }
-  if (r.flags & kCompactRows) {
-    CompactRows rows;
-    std::memcpy(&rows, p, sizeof rows);
-    p += sizeof rows;
+  if (r.flags & (kCompactRows | kRowsDelta)) {
+    uint64_t address = last_rows_read_.address;
+    if (r.flags & kCompactRows) {
+      std::memcpy(&last_rows_read_, p, sizeof last_rows_read_);
+      address = last_rows_read_.address;
+      p += sizeof last_rows_read_;
+    } else {
+      RowsDelta delta;
+      std::memcpy(&delta, p, sizeof delta);
+      address += static_cast<uint64_t>(int64_t{delta});
+      p += sizeof delta;
+    }
+    const CompactRows& rows = last_rows_read_;
     out.space = rows.space;
-    expand_rows(out, r.n_segments, rows.address, static_cast<uint64_t>(int64_t{rows.stride}), rows.bytes, rows.lane);
+    expand_rows(out, r.n_segments, address, static_cast<uint64_t>(int64_t{rows.stride}), rows.bytes, rows.lane);
   }
   if (r.flags & kMemory) {
     MemoryHeader h;
@@ -345,7 +378,7 @@ void WarpRecordStream::replay(RecordArena& arena, const std::vector<StaticInstru
   }
   if (r.more > 0) {  // plain instructions follow in this record
     step_ = 1;
-    fields_end_ = p;
+    fields_bytes_ = static_cast<uint16_t>(p - cursor_);  // a record is smaller than its block
     out.next = &statics[pc + 1];
     return;
   }
