@@ -32,6 +32,12 @@ struct MemoryHeader {
   uint8_t pad = 0;
 };
 static_assert(sizeof(MemoryHeader) == 4);
+// The largest record (a partial mask, a span and every segment) fits a block with its jump,
+// so a record never spans two blocks and its fields' end fits 16 bits.
+static_assert(sizeof(Record) + sizeof(uint32_t) + sizeof(MemoryHeader) + 16 +
+                      ExecutedInstruction::kMaxSegments * sizeof(MemorySegment) + kJumpBytes <=
+                  RecordArena::kBlockBytes,
+              "a record larger than a block");
 
 enum : uint16_t {
   kMemory = 1,         // a memory header follows
