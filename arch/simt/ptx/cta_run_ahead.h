@@ -19,8 +19,10 @@
 // Bounded memory: each warp runs ahead at most kRunInstructions at a time, and stops early
 // once its records of the run take kRunBytes (scattered loads record a segment per lane);
 // when a warp has issued all it recorded, it runs on, with any other warp of its CTA that
-// has too. So a warp holds at most one run's records, in at most six 4 KiB blocks: 24 KiB
-// per resident warp, 200 MB for an H200's 8,448. The
+// has too. So a warp holds at most one run's records: under 16 KiB and one record of at
+// most 1,056 bytes, in at most eighteen 2 KiB blocks (a block may leave unused what the
+// next record does not fit in): 36 KiB per resident warp, about 300 MB for an H200's 8,448
+// (a WMMA GEMM warp's whole stream takes one block). The
 // functional model's slot of a CTA whose warps have all finished is reused at once, last
 // freed first, so that with short CTAs the registers stay in the host's caches.
 #pragma once
