@@ -335,18 +335,18 @@ void WarpRecordStream::replay(RecordArena& arena, const std::vector<StaticInstru
     p += sizeof out.active_mask;
   }
   if (r.flags & (kCompactRows | kRowsDelta)) {
-    uint64_t address = last_rows_read_.address;
-    if (r.flags & kCompactRows) {
+    if (r.flags & kCompactRows) {  // the base of the deltas after it
       std::memcpy(&last_rows_read_, p, sizeof last_rows_read_);
-      address = last_rows_read_.address;
       p += sizeof last_rows_read_;
-    } else {
+    }
+    const CompactRows& rows = last_rows_read_;
+    uint64_t address = rows.address;
+    if (r.flags & kRowsDelta) {
       RowsDelta delta;
       std::memcpy(&delta, p, sizeof delta);
       address += static_cast<uint64_t>(int64_t{delta});
       p += sizeof delta;
     }
-    const CompactRows& rows = last_rows_read_;
     out.space = rows.space;
     expand_rows(out, r.n_segments, address, static_cast<uint64_t>(int64_t{rows.stride}), rows.bytes, rows.lane);
   }

@@ -101,7 +101,7 @@ class WarpRecordStream {
   uint8_t* last_rows_ = nullptr;     // the last CompactRows appended, while in the writer's block
   CompactRows last_rows_read_;       // the last CompactRows replayed, for kRowsDelta
   uint32_t appended_ = 0;
-  uint16_t fields_bytes_ = 0;  // where the cursor's record's fields end, once step_ > 0
+  uint16_t fields_bytes_ = 0;  // the cursor's record's bytes up to its fields' end, once step_ > 0
   uint8_t step_ = 0;           // instructions of the cursor's record already replayed
 };
 static_assert(sizeof(WarpRecordStream) == 56);
