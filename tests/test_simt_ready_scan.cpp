@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <deque>
 #include <initializer_list>
 #include <random>
@@ -99,7 +100,10 @@ TEST_CASE("simt timing: landed writes linger in the scoreboard without changing 
   use.src[0] = 70;
   many.n_dst = 8;
   for (int k = 0; k < 8; ++k) many.dst[static_cast<size_t>(k)] = static_cast<uint16_t>(100 + k);
+  ScoreboardSpill spill;
+  spill.reserve(1);
   Scoreboard sb;
+  sb.attach(spill.of(0));
   const StaticInstruction r70 = writing({70});
   sb.reserve(r70, 10);
   CHECK(sb.clear_at(other, 20) == 20);  // no shared filter bit: nothing is dropped
@@ -129,8 +133,11 @@ TEST_CASE("simt timing: scoreboard answers match a plain list of pending writes"
     uint16_t reg;
   };
   int blocked = 0, full = 0;
+  ScoreboardSpill spill;
+  spill.reserve(3);
   for (int trial = 0; trial < 200; ++trial) {
     Scoreboard sb;
+    sb.attach(spill.of(static_cast<size_t>(trial % 3)));
     std::vector<Write> all;
     std::deque<StaticInstruction> issued;  // reserved entries point into their instruction
     const int reg_limit = trial % 2 ? 400 : 200;
@@ -174,4 +181,43 @@ TEST_CASE("simt timing: scoreboard answers match a plain list of pending writes"
   }
   CHECK(blocked > 10000);
   CHECK(full > 30);
+}
+
+TEST_CASE("simt timing: scoreboards sharing one spill keep their own entries past the inline ones") {
+  // Three warp slots' scoreboards filled to capacity in turn, a write at a time, each
+  // register's write landing at a cycle that names its scoreboard: rows that overlapped
+  // would hand one scoreboard another's cycles.
+  constexpr int kSlots = 3;
+  ScoreboardSpill spill;
+  spill.reserve(kSlots);
+  std::array<Scoreboard, kSlots> boards;
+  for (int k = 0; k < kSlots; ++k) boards[static_cast<size_t>(k)].attach(spill.of(static_cast<size_t>(k)));
+  std::vector<StaticInstruction> writes;
+  for (int r = 0; r < kScoreboardEntries; ++r) writes.push_back(writing({static_cast<uint16_t>(r)}));
+  auto landing = [](int board, int reg) { return int64_t{1000} * (board + 1) + reg; };
+  for (int r = 0; r < kScoreboardEntries; ++r)
+    for (int k = 0; k < kSlots; ++k) boards[static_cast<size_t>(k)].reserve(writes[static_cast<size_t>(r)], landing(k, r));
+  for (int k = 0; k < kSlots; ++k) {
+    CAPTURE(k);
+    CHECK(boards[static_cast<size_t>(k)].pending() == kScoreboardEntries);
+    for (int r = 0; r < kScoreboardEntries; ++r) {
+      CAPTURE(r);
+      StaticInstruction use;
+      use.n_src = 1;
+      use.src[0] = static_cast<uint16_t>(r);
+      CHECK(boards[static_cast<size_t>(k)].clear_at(use, 0) == landing(k, r));
+    }
+  }
+  // Landed writes dropped from the front move the spilled entries inward: the rest stay.
+  Scoreboard& first = boards[0];
+  StaticInstruction use_last;
+  use_last.n_src = 1;
+  use_last.src[0] = static_cast<uint16_t>(kScoreboardEntries - 1);
+  CHECK(first.clear_at(use_last, landing(0, kScoreboardEntries / 2)) == landing(0, kScoreboardEntries - 1));
+  CHECK(first.pending() == kScoreboardEntries / 2 - 1);
+  CHECK(boards[1].pending() == kScoreboardEntries);
+  StaticInstruction use_40;
+  use_40.n_src = 1;
+  use_40.src[0] = 40;
+  CHECK(boards[1].clear_at(use_40, 0) == landing(1, 40));
 }

@@ -46,10 +46,14 @@ void GpuTimingModel::begin(const GpuConfig& device, WarpInstructionSource& sourc
   const int subcores = config.subcores_per_sm;
   const size_t per_subcore = static_cast<size_t>((config.max_warps_per_sm + subcores - 1) / subcores);
   sms_.resize(static_cast<size_t>(config.sms));
+  const size_t warp_slots = static_cast<size_t>(config.max_warps_per_sm);
+  scoreboard_spill_.reserve(static_cast<size_t>(config.sms) * warp_slots);
   for (int i = 0; i < config.sms; ++i) {
     SmState& sm = sms_[static_cast<size_t>(i)];
-    sm.warps.assign(static_cast<size_t>(config.max_warps_per_sm), WarpSlot{});
-    sm.pipelines.resize(static_cast<size_t>(config.max_warps_per_sm));
+    sm.warps.assign(warp_slots, WarpSlot{});
+    sm.pipelines.resize(warp_slots);
+    for (size_t slot = 0; slot < warp_slots; ++slot)
+      sm.pipelines[slot].scoreboard.attach(scoreboard_spill_.of(static_cast<size_t>(i) * warp_slots + slot));
     sm.subcores.assign(static_cast<size_t>(subcores), SubCore{});
     sm.next_eval.assign(static_cast<size_t>(subcores), kNever);
     for (SubCore& sc : sm.subcores) {

@@ -108,6 +108,7 @@ class GpuTimingModel {
   L2Subsystem beyond_l1_;
   CoalescedAccess coalesced_;
   ExecutedInstruction executed_;
+  ScoreboardSpill scoreboard_spill_;  // the warp slots' scoreboard entries past the inline ones
   HugePageVector<SmState> sms_;
   std::vector<int> live_sms_;  // SMs with resident CTAs, ascending (rebuilt when one empties or fills)
   bool live_sms_changed_ = true;

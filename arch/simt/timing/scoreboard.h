@@ -8,11 +8,21 @@
 // issued instruction's writes land together, so they are one entry with a mask of their
 // own (one per 64-register word they fall in): a scan compares a wmma.load's eight
 // destinations at once. The capacity (kScoreboardEntries) still counts register writes.
+//
+// Where the entries live: the first kInlineEntries in the scoreboard itself, the rest in a
+// ScoreboardSpill that all warp slots of a launch share, row by row (row j holds entries
+// kInlineEntries + 16j .. + 15 of every slot, slot after slot). Warps rarely hold more than
+// a few entries (a WMMA GEMM's at most 9, a tiled GEMM's 31), so the rows are touched only
+// where they are used: inline, a launch's 5,120 V100 warp slots took 11 MB of fresh pages
+// that the host kernel cleared, 64 entries of 32 bytes each (docs/performance.md,
+// forty-sixth round).
 #pragma once
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "arch/simt/timing/timing_constants.h"
 #include "arch/simt/warp_instruction.h"
@@ -21,6 +31,34 @@ namespace loom::simt {
 
 class Scoreboard {
  public:
+  static constexpr int kInlineEntries = 16;
+  static constexpr int kSpillRowEntries = 16;
+  static constexpr int kSpillRows = (kScoreboardEntries - kInlineEntries) / kSpillRowEntries;
+  static_assert(kInlineEntries + kSpillRows * kSpillRowEntries == kScoreboardEntries, "whole rows");
+
+  // One issued instruction's writes to registers of one 64-register word (id / 64 mod 4):
+  // they all land at once, so one entry stands for up to kMaxDst of them (a wmma.load's
+  // eight), and a check costs one mask compare for all. No member initializers: a spill
+  // row is left as the host gave it until an entry is written there.
+  struct Writes {
+    int64_t ready;
+    uint64_t bits;        // of the destinations in this word
+    const uint16_t* dst;  // all the instruction's destinations (its register list)
+    uint8_t word;
+    uint8_t writes;       // destinations in this entry: what it takes of the capacity
+    uint8_t n_dst;        // length of dst
+    bool wide;            // a destination here has an id of 256 or more
+  };
+  // A slot's entries beyond the inline ones: entry kInlineEntries + kSpillRowEntries * j + e
+  // is first[j * stride + e].
+  struct Spill {
+    Writes* first = nullptr;
+    size_t stride = 0;
+  };
+
+  // Must be called before any write is reserved, and again whenever the storage moves.
+  void attach(Spill spill) { spill_ = spill; }
+
   void clear() {
     count_ = groups_ = 0;
     filter_.fill(0);
@@ -83,7 +121,7 @@ class Scoreboard {
     if (inst.n_dst == 1) {  // most instructions: one entry, no grouping
       const uint16_t d = inst.dst[0];
       const auto w = static_cast<uint8_t>(word(d));
-      pending_[static_cast<size_t>(groups_++)] = Writes{ready, bit(d), inst.dst.data(), w, 1, 1, d >= kMaskBits};
+      at(groups_++) = Writes{ready, bit(d), inst.dst.data(), w, 1, 1, d >= kMaskBits};
       filter_[w] |= bit(d);
       count_ += 1;
       return;
@@ -95,9 +133,9 @@ class Scoreboard {
       const uint16_t d = inst.dst[i];
       const auto w = static_cast<uint8_t>(word(d));
       int g = first;
-      while (g < groups_ && pending_[static_cast<size_t>(g)].word != w) ++g;
-      if (g == groups_) pending_[static_cast<size_t>(groups_++)] = Writes{ready, 0, inst.dst.data(), w, 0, inst.n_dst, false};
-      Writes& e = pending_[static_cast<size_t>(g)];
+      while (g < groups_ && at(g).word != w) ++g;
+      if (g == groups_) at(groups_++) = Writes{ready, 0, inst.dst.data(), w, 0, inst.n_dst, false};
+      Writes& e = at(g);
       e.bits |= bit(d);
       ++e.writes;
       e.wide |= d >= kMaskBits;
@@ -115,18 +153,15 @@ class Scoreboard {
 
   static constexpr uint16_t kMaskBits = 256;
 
-  // One issued instruction's writes to registers of one 64-register word (id / 64 mod 4):
-  // they all land at once, so one entry stands for up to kMaxDst of them (a wmma.load's
-  // eight), and a check costs one mask compare for all.
-  struct Writes {
-    int64_t ready;
-    uint64_t bits;        // of the destinations in this word
-    const uint16_t* dst;  // all the instruction's destinations (its register list)
-    uint8_t word;
-    uint8_t writes;       // destinations in this entry: what it takes of the capacity
-    uint8_t n_dst;        // length of dst
-    bool wide;            // a destination here has an id of 256 or more
-  };
+  // Entry i, wherever it lives (the class comment).
+  Writes& at(int i) {
+    if (i < kInlineEntries) [[likely]]
+      return inline_[static_cast<size_t>(i)];
+    const int beyond = i - kInlineEntries;
+    return spill_.first[static_cast<size_t>(beyond / kSpillRowEntries) * spill_.stride +
+                        static_cast<size_t>(beyond % kSpillRowEntries)];
+  }
+  const Writes& at(int i) const { return const_cast<Scoreboard*>(this)->at(i); }
 
   // Whether some destination of g's instruction is one of inst's registers, register by
   // register: the mask bits alone cannot tell where an id of 256 or more is involved. (A
@@ -155,9 +190,9 @@ class Scoreboard {
     int kept = 0, count = 0;
     RegisterMask filter{};
     for (int i = 0; i < groups_; ++i) {
-      const Writes& g = pending_[static_cast<size_t>(i)];
+      const Writes& g = at(i);
       if (g.ready <= now) continue;
-      if (kept != i) pending_[static_cast<size_t>(kept)] = g;
+      if (kept != i) at(kept) = g;
       ++kept;
       count += g.writes;
       filter[g.word] |= g.bits;
@@ -172,7 +207,7 @@ class Scoreboard {
   int64_t room_at(int k) const {
     std::array<std::pair<int64_t, int>, kScoreboardEntries> by_ready;
     for (int i = 0; i < groups_; ++i)
-      by_ready[static_cast<size_t>(i)] = {pending_[static_cast<size_t>(i)].ready, pending_[static_cast<size_t>(i)].writes};
+      by_ready[static_cast<size_t>(i)] = {at(i).ready, at(i).writes};
     std::sort(by_ready.begin(), by_ready.begin() + groups_);
     int landed = 0;
     for (int i = 0; i < groups_; ++i)
@@ -180,10 +215,33 @@ class Scoreboard {
     return by_ready[static_cast<size_t>(groups_ - 1)].first;  // unreachable: k <= count_
   }
 
-  int count_ = 0;   // register writes in pending_
-  int groups_ = 0;  // entries in pending_ (each at least one write, so at most count_)
+  int count_ = 0;   // register writes pending
+  int groups_ = 0;  // entries (each at least one write, so at most count_)
   RegisterMask filter_{};
-  std::array<Writes, kScoreboardEntries> pending_;
+  std::array<Writes, kInlineEntries> inline_;
+  Spill spill_;  // last: read only past the inline entries
+};
+
+// The spill rows of `slots` scoreboards (Scoreboard's class comment). Allocated untouched:
+// the host gives a row's pages only when some entry is written in them.
+class ScoreboardSpill {
+ public:
+  // Storage for `slots` scoreboards; the old storage (and every Spill of it) is given up
+  // unless it already has that many.
+  void reserve(size_t slots) {
+    if (slots == slots_) return;
+    slots_ = slots;
+    const size_t stride = slots * Scoreboard::kSpillRowEntries;
+    // new of a type without initializers leaves the memory as the host gave it.
+    rows_.reset(stride > 0 ? new Scoreboard::Writes[stride * Scoreboard::kSpillRows] : nullptr);
+  }
+  Scoreboard::Spill of(size_t slot) const {
+    return {rows_.get() + slot * Scoreboard::kSpillRowEntries, slots_ * Scoreboard::kSpillRowEntries};
+  }
+
+ private:
+  size_t slots_ = 0;
+  std::unique_ptr<Scoreboard::Writes[]> rows_;
 };
 
 }  // namespace loom::simt
