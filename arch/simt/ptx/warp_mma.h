@@ -2,7 +2,8 @@
 // in AVX-512 (warp_mma_avx512.cpp) or AVX2 (warp_mma_avx2.cpp), on fragments in loom's
 // layout (exec_tensor.cpp). It computes what the portable loop there does: every D element
 // is C plus its sixteen products in k order, each product a (from A) times b (from B),
-// rounded, then added, nothing fused; so every result that is not a NaN has the same bits.
+// rounded, then added; so every result that is not a NaN has the same bits. (The AVX-512
+// version fuses an fp16 product into its add: that product is exact in fp32, so the same.)
 // Where two NaNs meet, which payload the result carries depends on the operand order the
 // compiler picked for the host's add or multiply, in these versions as in the portable one
 // and every float handler; it is a NaN in all. Sixteen (AVX-512) or eight (AVX2) rows of one

@@ -1,9 +1,14 @@
 // The whole-warp MMA of warp_mma.h in AVX-512: sixteen rows of a D column per
 // instruction, so that D's sixteen column sums stay in registers for the whole product and
-// each B element is broadcast from memory by the multiply itself. Same operations in the same
-// order as the AVX2 and portable versions (a product rounded, then added, k in order), so
-// the same bits; this file is built with -ffp-contract=off (CMakeLists.txt), for an
-// AVX-512 host could otherwise fuse them into FMAs, and the tests compare every bit.
+// each B element is broadcast from memory by the multiply itself. Same results as the AVX2
+// and portable versions (a product rounded, then added, k in order), so the same bits; this
+// file is built with -ffp-contract=off (CMakeLists.txt), so that the compiler fuses nothing
+// on its own, and the tests compare every bit. The fp16 product alone is fused on purpose:
+// the product of two fp16 values is exact in fp32 (11-bit significands make at most 22
+// bits, and its exponent stays inside fp32's normal range), so rounding it first changes
+// nothing, and a fused multiply-add took about a fifth less time per MMA in the simulator
+// (docs/performance.md, forty-sixth round). A bf16 product can overflow or underflow fp32,
+// so there it stays a multiply, then an add.
 #include "arch/simt/ptx/warp_mma.h"
 
 #include "sim/host_cpu.h"
@@ -73,10 +78,13 @@ __attribute__((target("avx512f"))) void mma_f32(const L* const* a, const L* cons
   // k outermost: each column's sum still adds its products in k order (the same bits), and
   // the sixteen columns' additions are independent, so they overlap instead of each column
   // waiting on its own chain of sixteen; the sums stay in registers and A's columns are
-  // read one at a time.
+  // read one at a time. fp16 products are exact, so fusing them changes no bit (above).
   for (int k = 0; k < 16; ++k)
     for (int n = 0; n < 16; ++n)
-      acc[n] = _mm512_add_ps(acc[n], _mm512_mul_ps(a_columns[k], _mm512_set1_ps(b_columns[n][k])));
+      if constexpr (Bf16)
+        acc[n] = _mm512_add_ps(acc[n], _mm512_mul_ps(a_columns[k], _mm512_set1_ps(b_columns[n][k])));
+      else
+        acc[n] = _mm512_fmadd_ps(a_columns[k], _mm512_set1_ps(b_columns[n][k]), acc[n]);
   // Back to lanes: register k, lanes 2m and 2m + 1 hold (m, k) and (m, 8 + k).
   const __m512i first_half = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
   const __m512i second_half = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
