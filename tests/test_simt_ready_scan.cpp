@@ -90,14 +90,18 @@ StaticInstruction writing(std::initializer_list<uint16_t> registers) {
   for (uint16_t r : registers) inst.dst[inst.n_dst++] = r;
   return inst;
 }
+// An instruction that reads `reg`, for asking when it may issue.
+StaticInstruction reading(uint16_t reg) {
+  StaticInstruction inst;
+  inst.n_src = 1;
+  inst.src[0] = reg;
+  return inst;
+}
 }  // namespace
 
 TEST_CASE("simt timing: landed writes linger in the scoreboard without changing any answer") {
-  StaticInstruction other, use, many;
-  other.n_src = 1;
-  other.src[0] = 5;
-  use.n_src = 1;
-  use.src[0] = 70;
+  const StaticInstruction other = reading(5), use = reading(70);
+  StaticInstruction many;
   many.n_dst = 8;
   for (int k = 0; k < 8; ++k) many.dst[static_cast<size_t>(k)] = static_cast<uint16_t>(100 + k);
   ScoreboardSpill spill;
@@ -202,22 +206,14 @@ TEST_CASE("simt timing: scoreboards sharing one spill keep their own entries pas
     CHECK(boards[static_cast<size_t>(k)].pending() == kScoreboardEntries);
     for (int r = 0; r < kScoreboardEntries; ++r) {
       CAPTURE(r);
-      StaticInstruction use;
-      use.n_src = 1;
-      use.src[0] = static_cast<uint16_t>(r);
-      CHECK(boards[static_cast<size_t>(k)].clear_at(use, 0) == landing(k, r));
+      CHECK(boards[static_cast<size_t>(k)].clear_at(reading(static_cast<uint16_t>(r)), 0) == landing(k, r));
     }
   }
   // Landed writes dropped from the front move the spilled entries inward: the rest stay.
   Scoreboard& first = boards[0];
-  StaticInstruction use_last;
-  use_last.n_src = 1;
-  use_last.src[0] = static_cast<uint16_t>(kScoreboardEntries - 1);
+  const StaticInstruction use_last = reading(static_cast<uint16_t>(kScoreboardEntries - 1));
   CHECK(first.clear_at(use_last, landing(0, kScoreboardEntries / 2)) == landing(0, kScoreboardEntries - 1));
   CHECK(first.pending() == kScoreboardEntries / 2 - 1);
   CHECK(boards[1].pending() == kScoreboardEntries);
-  StaticInstruction use_40;
-  use_40.n_src = 1;
-  use_40.src[0] = 40;
-  CHECK(boards[1].clear_at(use_40, 0) == landing(1, 40));
+  CHECK(boards[1].clear_at(reading(40), 0) == landing(1, 40));
 }
